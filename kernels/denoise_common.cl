@@ -1,0 +1,99 @@
+/*
+ * Shared kernels of the GPU denoisers (nlmeans_gpu, bm3d_gpu, vbm3d_gpu).
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * All filtering happens on float planes in the 8-bit scale (0..255 whatever
+ * the bit depth of the frame), one float per sample, row-major with the
+ * plane's width as pitch.  These kernels move samples between the OpenCL
+ * images of a frame (one image per plane, one or two channels) and such
+ * float planes.
+ */
+
+/* Keep a*b+c as two roundings everywhere, so that every device and the
+ * golden model compute the same values. */
+#pragma OPENCL FP_CONTRACT OFF
+
+__constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |
+                                       CLK_ADDRESS_CLAMP_TO_EDGE   |
+                                       CLK_FILTER_NEAREST;
+
+static float denoise_pick_channel(float4 v, int channel)
+{
+    return channel == 0 ? v.x : channel == 1 ? v.y : channel == 2 ? v.z : v.w;
+}
+
+/* Copy one channel of an image plane into a float plane in the 8-bit scale. */
+__kernel void denoise_load_plane(__read_only image2d_t src,
+                                 int channel,
+                                 __global float *dst,
+                                 int width,
+                                 int height)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float4 v;
+
+    if (x >= width || y >= height)
+        return;
+    v = read_imagef(src, denoise_sampler, (int2)(x, y));
+    dst[y * width + x] = denoise_pick_channel(v, channel) * 255.0f;
+}
+
+/* Quantise a value in the 8-bit scale to the samples the format can hold.
+ * 'container' is the largest value of the storage unit (255 or 65535) and
+ * 'shift' the number of unused low bits (6 for p010). The result is the
+ * normalised value that the image write converts back exactly. */
+static float denoise_quantise(float v, float container, int shift)
+{
+    float unit   = (float)(1 << shift);
+    float levels = floor(container / unit);
+    float q      = rint(clamp(v * (container / (255.0f * unit)), 0.0f, levels));
+
+    return q * unit / container;
+}
+
+/*
+ * Write a plane of up to two channels. Channel c takes its value from
+ * plane c when bit c of 'mask' is set, or else is copied from the source
+ * image unchanged.
+ */
+__kernel void denoise_store_plane(__write_only image2d_t dst,
+                                  __read_only image2d_t src,
+                                  __global const float *plane0,
+                                  __global const float *plane1,
+                                  int mask,
+                                  int width,
+                                  int height,
+                                  float container,
+                                  int shift)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    float4 v;
+
+    if (x >= width || y >= height)
+        return;
+    v = read_imagef(src, denoise_sampler, (int2)(x, y));
+    if (mask & 1)
+        v.x = denoise_quantise(plane0[y * width + x], container, shift);
+    if (mask & 2)
+        v.y = denoise_quantise(plane1[y * width + x], container, shift);
+    write_imagef(dst, (int2)(x, y), v);
+}

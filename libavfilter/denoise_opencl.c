@@ -1,0 +1,350 @@
+/*
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include <string.h>
+
+#include "libavutil/avassert.h"
+#include "libavutil/bprint.h"
+#include "libavutil/common.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/mem.h"
+#include "libavutil/pixdesc.h"
+
+#include "denoise_opencl.h"
+#include "filters.h"
+#include "opencl_source.h"
+
+const enum AVPixelFormat ff_denoise_opencl_formats[] = {
+    AV_PIX_FMT_GRAY8,     AV_PIX_FMT_GRAY16,
+    AV_PIX_FMT_YUV420P,   AV_PIX_FMT_YUV422P,   AV_PIX_FMT_YUV444P,
+    AV_PIX_FMT_YUV440P,   AV_PIX_FMT_YUV410P,   AV_PIX_FMT_YUV411P,
+    AV_PIX_FMT_YUVJ420P,  AV_PIX_FMT_YUVJ422P,  AV_PIX_FMT_YUVJ444P,
+    AV_PIX_FMT_YUV420P16, AV_PIX_FMT_YUV422P16, AV_PIX_FMT_YUV444P16,
+    AV_PIX_FMT_NV12,      AV_PIX_FMT_NV16,      AV_PIX_FMT_NV24,
+    AV_PIX_FMT_P010,      AV_PIX_FMT_P012,      AV_PIX_FMT_P016,
+    AV_PIX_FMT_P210,      AV_PIX_FMT_P216,      AV_PIX_FMT_P410,
+    AV_PIX_FMT_P416,
+    AV_PIX_FMT_GBRP,      AV_PIX_FMT_GBRP16,
+    AV_PIX_FMT_NONE,
+};
+
+static int is_supported(enum AVPixelFormat fmt)
+{
+    for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE; i++)
+        if (ff_denoise_opencl_formats[i] == fmt)
+            return 1;
+    return 0;
+}
+
+static void log_supported_formats(void *log_ctx, enum AVPixelFormat fmt)
+{
+    AVBPrint bp;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE; i++)
+        av_bprintf(&bp, "%s%s", i ? ", " : "",
+                   av_get_pix_fmt_name(ff_denoise_opencl_formats[i]));
+    av_log(log_ctx, AV_LOG_ERROR,
+           "Unsupported input format %s. Supported formats: %s.\n",
+           av_get_pix_fmt_name(fmt), bp.str);
+    av_bprint_finalize(&bp, NULL);
+}
+
+int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
+                                 int width, int height, DenoiseLayout *layout)
+{
+    const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
+
+    if (!desc || !is_supported(sw_format)) {
+        log_supported_formats(log_ctx, sw_format);
+        return AVERROR(ENOSYS);
+    }
+
+    memset(layout, 0, sizeof(*layout));
+    layout->sw_format     = sw_format;
+    layout->nb_components = desc->nb_components;
+    layout->nb_planes     = av_pix_fmt_count_planes(sw_format);
+    layout->is_rgb        = !!(desc->flags & AV_PIX_FMT_FLAG_RGB);
+    layout->shift         = desc->comp[0].shift;
+    layout->container     = desc->comp[0].depth + desc->comp[0].shift > 8 ?
+                            65535.0f : 255.0f;
+
+    for (int c = 0; c < desc->nb_components; c++) {
+        const AVComponentDescriptor *cd = &desc->comp[c];
+        int chroma = (c == 1 || c == 2) && !layout->is_rgb;
+        DenoiseComponent *comp = &layout->comp[c];
+        int bytes = cd->depth + cd->shift > 8 ? 2 : 1;
+
+        comp->plane   = cd->plane;
+        comp->channel = cd->offset / bytes;
+        comp->width   = chroma ? AV_CEIL_RSHIFT(width,  desc->log2_chroma_w) : width;
+        comp->height  = chroma ? AV_CEIL_RSHIFT(height, desc->log2_chroma_h) : height;
+        av_assert0(comp->channel < 2);
+        layout->plane_channels[cd->plane] = FFMAX(layout->plane_channels[cd->plane],
+                                                  comp->channel + 1);
+        layout->plane_width[cd->plane]  = comp->width;
+        layout->plane_height[cd->plane] = comp->height;
+    }
+    return 0;
+}
+
+int ff_denoise_opencl_config_input(AVFilterLink *inlink)
+{
+    AVFilterContext *avctx = inlink->dst;
+    FilterLink *l = ff_filter_link(inlink);
+    AVHWFramesContext *frames;
+    DenoiseLayout layout;
+    int err;
+
+    err = ff_opencl_filter_config_input(inlink);
+    if (err < 0)
+        return err;
+
+    frames = (AVHWFramesContext *)l->hw_frames_ctx->data;
+    return ff_denoise_opencl_get_layout(avctx, frames->sw_format,
+                                        inlink->w, inlink->h, &layout);
+}
+
+int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                           const char *defines, const char **sources,
+                           int nb_sources)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    const char *src[16];
+    cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    cl_int cle;
+    int err, n = 0;
+
+    av_assert0(nb_sources + 2 <= FF_ARRAY_ELEMS(src));
+    src[n++] = defines;
+    src[n++] = ff_source_denoise_common_cl;
+    for (int i = 0; i < nb_sources; i++)
+        src[n++] = sources[i];
+
+    err = ff_opencl_filter_load_program(avctx, src, n);
+    if (err < 0)
+        return err;
+
+    dn->queue = clCreateCommandQueue(ocf->hwctx->context, ocf->hwctx->device_id,
+                                     props, &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create OpenCL command queue: %d.\n", cle);
+
+    dn->kernel_load = clCreateKernel(ocf->program, "denoise_load_plane", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_load_plane: %d.\n", cle);
+    dn->kernel_store = clCreateKernel(ocf->program, "denoise_store_plane", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_store_plane: %d.\n", cle);
+    return 0;
+
+fail:
+    ff_denoise_opencl_uninit(avctx, dn);
+    return err;
+}
+
+void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    cl_int cle;
+
+    if (dn->profile && dn->nb_frames_profiled) {
+        for (int s = 0; s < DENOISE_MAX_STAGES; s++)
+            if (dn->stage_names[s])
+                av_log(avctx, AV_LOG_INFO, "%s: %.3f ms per frame on average\n",
+                       dn->stage_names[s],
+                       dn->stage_total_ms[s] / dn->nb_frames_profiled);
+    }
+    if (dn->queue)
+        clFinish(dn->queue);
+    CL_RELEASE_KERNEL(dn->kernel_load);
+    CL_RELEASE_KERNEL(dn->kernel_store);
+    CL_RELEASE_QUEUE(dn->queue);
+    dn->kernel_load  = NULL;
+    dn->kernel_store = NULL;
+    dn->queue        = NULL;
+}
+
+cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_int cle;
+    cl_mem mem;
+
+    mem = clCreateBuffer(ocf->hwctx->context, CL_MEM_READ_WRITE, FFMAX(size, 1),
+                         NULL, &cle);
+    if (!mem)
+        av_log(avctx, AV_LOG_ERROR, "The OpenCL device refused a buffer of "
+               "%zu bytes: %d.\n", size, cle);
+    return mem;
+}
+
+int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          cl_kernel kernel, size_t width, size_t height,
+                          int stage)
+{
+    size_t local[2]  = { 16, 8 };
+    size_t global[2] = { FFALIGN(width, local[0]), FFALIGN(height, local[1]) };
+    cl_event event = NULL;
+    cl_int cle;
+
+    cle = clEnqueueNDRangeKernel(dn->queue, kernel, 2, NULL, global, local, 0,
+                                 NULL, dn->profile ? &event : NULL);
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to enqueue kernel: %d.\n", cle);
+        return AVERROR(EIO);
+    }
+    if (event) {
+        cle = clWaitForEvents(1, &event);
+        if (cle == CL_SUCCESS && stage >= 0 && stage < DENOISE_MAX_STAGES)
+            dn->stage_ms[stage] += ff_opencl_get_event_time(event) / 1e6;
+        clReleaseEvent(event);
+        if (cle != CL_SUCCESS) {
+            av_log(avctx, AV_LOG_ERROR, "Kernel failed: %d.\n", cle);
+            return AVERROR(EIO);
+        }
+    }
+    return 0;
+}
+
+int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    cl_int cle = clFinish(dn->queue);
+
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to finish the OpenCL queue: %d.\n", cle);
+        return AVERROR(EIO);
+    }
+    if (dn->profile) {
+        AVBPrint bp;
+        double total = 0;
+
+        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+        for (int s = 0; s < DENOISE_MAX_STAGES; s++) {
+            if (!dn->stage_names[s])
+                continue;
+            av_bprintf(&bp, " %s %.3f ms", dn->stage_names[s], dn->stage_ms[s]);
+            total += dn->stage_ms[s];
+            dn->stage_total_ms[s] += dn->stage_ms[s];
+            dn->stage_ms[s] = 0;
+        }
+        av_log(avctx, AV_LOG_INFO, "kernel time:%s, total %.3f ms\n", bp.str, total);
+        av_bprint_finalize(&bp, NULL);
+        dn->nb_frames_profiled++;
+    }
+    return 0;
+}
+
+int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                           const DenoiseLayout *layout, const AVFrame *frame,
+                           int component, cl_mem dst)
+{
+    const DenoiseComponent *comp = &layout->comp[component];
+    cl_mem src = (cl_mem)frame->data[comp->plane];
+    cl_int cle;
+    int err;
+
+    CL_SET_KERNEL_ARG(dn->kernel_load, 0, cl_mem, &src);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 1, cl_int, &comp->channel);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 2, cl_mem, &dst);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 3, cl_int, &comp->width);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 4, cl_int, &comp->height);
+    return ff_denoise_opencl_run(avctx, dn, dn->kernel_load,
+                                 comp->width, comp->height, 0);
+fail:
+    return err;
+}
+
+static int copy_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                      const DenoiseLayout *layout, AVFrame *out,
+                      const AVFrame *in, int plane)
+{
+    size_t origin[3] = { 0, 0, 0 };
+    size_t region[3] = { layout->plane_width[plane], layout->plane_height[plane], 1 };
+    cl_int cle;
+
+    cle = clEnqueueCopyImage(dn->queue, (cl_mem)in->data[plane],
+                             (cl_mem)out->data[plane], origin, origin, region,
+                             0, NULL, NULL);
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to copy plane %d: %d.\n", plane, cle);
+        return AVERROR(EIO);
+    }
+    return 0;
+}
+
+int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                            const DenoiseLayout *layout, AVFrame *out,
+                            const AVFrame *in, cl_mem *planes, int mask)
+{
+    cl_int cle;
+    int err;
+
+    for (int p = 0; p < layout->nb_planes; p++) {
+        cl_mem dst = (cl_mem)out->data[p];
+        cl_mem src = (cl_mem)in->data[p];
+        cl_mem channel_planes[2] = { NULL, NULL };
+        int channel_mask = 0;
+
+        for (int c = 0; c < layout->nb_components; c++) {
+            const DenoiseComponent *comp = &layout->comp[c];
+            if (comp->plane != p || !(mask & (1 << c)))
+                continue;
+            channel_planes[comp->channel] = planes[c];
+            channel_mask |= 1 << comp->channel;
+        }
+        if (!channel_mask) {
+            err = copy_image(avctx, dn, layout, out, in, p);
+            if (err < 0)
+                return err;
+            continue;
+        }
+        /* an unused argument still needs a valid buffer */
+        if (!channel_planes[0])
+            channel_planes[0] = channel_planes[1];
+        if (!channel_planes[1])
+            channel_planes[1] = channel_planes[0];
+
+        CL_SET_KERNEL_ARG(dn->kernel_store, 0, cl_mem, &dst);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 1, cl_mem, &src);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 2, cl_mem, &channel_planes[0]);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 3, cl_mem, &channel_planes[1]);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 4, cl_int, &channel_mask);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 5, cl_int, &layout->plane_width[p]);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 6, cl_int, &layout->plane_height[p]);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 7, cl_float, &layout->container);
+        CL_SET_KERNEL_ARG(dn->kernel_store, 8, cl_int, &layout->shift);
+        err = ff_denoise_opencl_run(avctx, dn, dn->kernel_store,
+                                    layout->plane_width[p],
+                                    layout->plane_height[p], 0);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+fail:
+    return err;
+}
+
+int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
+                                 DenoiseOpenCLContext *dn,
+                                 const DenoiseLayout *layout, AVFrame *out,
+                                 const AVFrame *in)
+{
+    for (int p = 0; p < layout->nb_planes; p++) {
+        int err = copy_image(avctx, dn, layout, out, in, p);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}

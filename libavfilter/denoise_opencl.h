@@ -1,0 +1,129 @@
+/*
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * Host code shared by the OpenCL denoisers (nlmeans_gpu, bm3d_gpu,
+ * vbm3d_gpu): pixel format layout, program build with compile-time
+ * constants, moving planes between OpenCL images and float buffers, and
+ * per-stage kernel profiling.
+ */
+
+#ifndef AVFILTER_DENOISE_OPENCL_H
+#define AVFILTER_DENOISE_OPENCL_H
+
+#include "libavutil/pixfmt.h"
+
+#include "avfilter.h"
+#include "opencl.h"
+
+#define DENOISE_MAX_COMPONENTS 4
+#define DENOISE_MAX_STAGES     8
+
+/** Where one colour component of a frame lives, and its dimensions. */
+typedef struct DenoiseComponent {
+    int plane;      ///< image (plane) index in the OpenCL frame
+    int channel;    ///< channel inside that image (0 or 1)
+    int width;
+    int height;
+} DenoiseComponent;
+
+typedef struct DenoiseLayout {
+    enum AVPixelFormat sw_format;
+    int nb_components;
+    int nb_planes;
+    DenoiseComponent comp[DENOISE_MAX_COMPONENTS];
+    int plane_channels[DENOISE_MAX_COMPONENTS]; ///< channels per image
+    int plane_width[DENOISE_MAX_COMPONENTS];
+    int plane_height[DENOISE_MAX_COMPONENTS];
+    float container;     ///< largest value of a sample's storage unit
+    int shift;           ///< unused low bits of a sample (p010: 6)
+    int is_rgb;
+} DenoiseLayout;
+
+/** Shared state of a denoiser: kernels of the common program part. */
+typedef struct DenoiseOpenCLContext {
+    cl_command_queue queue;
+    cl_kernel kernel_load;
+    cl_kernel kernel_store;
+    int profile;                              ///< collect kernel times
+    const char *stage_names[DENOISE_MAX_STAGES];
+    double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
+    double stage_total_ms[DENOISE_MAX_STAGES];
+    int64_t nb_frames_profiled;
+} DenoiseOpenCLContext;
+
+/** NULL-terminated list of the software formats the denoisers accept. */
+extern const enum AVPixelFormat ff_denoise_opencl_formats[];
+
+/**
+ * Input link config_props for the denoisers: checks that the input carries
+ * OpenCL frames of a supported software format, with a clear error listing
+ * the supported formats otherwise.
+ */
+int ff_denoise_opencl_config_input(AVFilterLink *inlink);
+
+/** Describe the planes and components of a supported software format. */
+int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
+                                 int width, int height, DenoiseLayout *layout);
+
+/**
+ * Build the program from a generated header of compile-time constants
+ * followed by the shared kernels and the filter's own sources, then create
+ * the command queue and the shared kernels.
+ */
+int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                           const char *defines, const char **sources,
+                           int nb_sources);
+
+void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
+
+/** Create a device buffer, with a clear message if the device refuses it. */
+cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size);
+
+/** Enqueue the conversion of one component of a frame to a float plane. */
+int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                           const DenoiseLayout *layout, const AVFrame *frame,
+                           int component, cl_mem dst);
+
+/**
+ * Enqueue the writing of every image of the output frame: components set in
+ * 'mask' from their float planes, the others copied from the input frame.
+ */
+int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                            const DenoiseLayout *layout, AVFrame *out,
+                            const AVFrame *in, cl_mem *planes, int mask);
+
+/** Copy every image of a frame (pass-through when the filter is disabled). */
+int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
+                                 DenoiseOpenCLContext *dn,
+                                 const DenoiseLayout *layout, AVFrame *out,
+                                 const AVFrame *in);
+
+/**
+ * Enqueue a kernel over a 2-D range rounded up to the work-group size, and
+ * account its time to 'stage' when profiling.
+ */
+int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          cl_kernel kernel, size_t width, size_t height,
+                          int stage);
+
+/** Wait for the queue; log the frame's stage times when profiling. */
+int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
+
+#endif /* AVFILTER_DENOISE_OPENCL_H */

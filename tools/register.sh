@@ -1,0 +1,87 @@
+#!/bin/sh
+#
+# register.sh TREE: register our filters in an FFmpeg source tree with small,
+# idempotent edits (allfilters.c, libavfilter/Makefile, configure,
+# opencl_source.h, doc/filters.texi, tests/Makefile).
+
+set -e
+TREE=$1
+SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
+
+# name|objects|kernels
+FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o|denoise_common nlmeans_gpu"
+
+# insert_after FILE ANCHOR LINE: add LINE after the first line that starts
+# with the fixed string ANCHOR, unless FILE already contains LINE.
+insert_after() {
+    file=$1
+    anchor=$2
+    line=$3
+    grep -qxF "$line" "$file" && return 0
+    awk -v anchor="$anchor" 'index($0, anchor) == 1 { found = 1 } END { exit !found }' "$file" || {
+        echo "register: cannot find '$anchor' in $file" >&2
+        exit 1
+    }
+    awk -v anchor="$anchor" -v line="$line" '
+        { print } index($0, anchor) == 1 && !done { print line; done = 1 }' "$file" > "$file.tmp"
+    cat "$file.tmp" > "$file"
+    rm -f "$file.tmp"
+}
+
+# FFmpeg 8 declares filters as FFFilter, 7.1 and older as AVFilter.
+if grep -q '^extern const FFFilter ff_vf_nlmeans_opencl;' "$TREE/libavfilter/allfilters.c"; then
+    FILTER_TYPE=FFFilter
+else
+    FILTER_TYPE=AVFilter
+fi
+
+for entry in $(echo "$FILTERS" | tr ' ' '#'); do
+    entry=$(echo "$entry" | tr '#' ' ')
+    name=${entry%%|*}
+    rest=${entry#*|}
+    objs=${rest%%|*}
+    kernels=${rest#*|}
+    upper=$(echo "$name" | tr 'a-z' 'A-Z')
+    for k in $kernels; do
+        objs="$objs opencl/$k.o"
+        insert_after "$TREE/libavfilter/opencl_source.h" \
+            'extern const char *ff_source_nlmeans_cl;' \
+            "extern const char *ff_source_${k}_cl;"
+    done
+    insert_after "$TREE/libavfilter/allfilters.c" \
+        "extern const $FILTER_TYPE ff_vf_nlmeans_opencl;" \
+        "extern const $FILTER_TYPE ff_vf_$name;"
+    insert_after "$TREE/libavfilter/Makefile" \
+        'OBJS-$(CONFIG_NLMEANS_OPENCL_FILTER)' \
+        "OBJS-\$(CONFIG_${upper}_FILTER) += $objs"
+    insert_after "$TREE/configure" \
+        'nlmeans_opencl_filter_deps=' \
+        "${name}_filter_deps=\"opencl\""
+done
+
+# FATE: our tests are included after the hardware tests.
+insert_after "$TREE/tests/Makefile" \
+    'include $(SRC_PATH)/tests/fate/hw.mak' \
+    'include $(SRC_PATH)/tests/fate/gpu-denoise.mak'
+
+# Documentation: our sections go at the end of the OpenCL filters chapter.
+texi=$TREE/doc/filters.texi
+for doc in "$SRCDIR"/doc/*.texi; do
+    [ -f "$doc" ] || continue
+    tag="@c ffmpeg-gpu-denoise: $(basename "$doc")"
+    if grep -qxF "$tag" "$texi"; then
+        # replace the previously inserted copy
+        awk -v tag="$tag" '$0 == tag { skip = !skip; next } !skip' "$texi" > "$texi.tmp"
+        mv "$texi.tmp" "$texi"
+    fi
+    awk -v tag="$tag" -v doc="$doc" '
+        /^@c man end OPENCL VIDEO FILTERS/ && !done {
+            print tag
+            while ((getline l < doc) > 0) print l
+            print tag
+            done = 1
+        }
+        { print }' "$texi" > "$texi.tmp"
+    if cmp -s "$texi" "$texi.tmp"; then rm -f "$texi.tmp"; else mv "$texi.tmp" "$texi"; fi
+done
+exit 0
