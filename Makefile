@@ -1,0 +1,94 @@
+# Top-level Makefile of the GPU denoise filters for FFmpeg.
+#
+#   make deps      install the prerequisites (Debian-like systems, as root)
+#   make           build ffmpeg (and ffprobe) with the filters
+#   make install   install under the configured prefix
+#   make check     build and run every test on the default OpenCL device
+#   make demo      denoise a noisy natural photograph, print PSNR before/after
+#
+# 'make', 'make check' and 'make demo' run ./configure with its defaults when
+# it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+OPENCL_DEVICE ?=
+
+-include config.mk
+
+BUILDDIR ?= $(CURDIR)/build
+FFMPEG_TREE ?= $(BUILDDIR)/ffmpeg-src
+FFMPEG_OBJDIR ?= $(BUILDDIR)/ffmpeg
+FFMPEG = $(FFMPEG_OBJDIR)/ffmpeg
+TESTBIN = $(BUILDDIR)/tests
+export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
+
+TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
+TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+
+.PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
+        check-quality check-errors demo fate-refs clean distclean
+
+all: ffmpeg
+
+deps:
+	tools/deps.sh --install
+
+configured:
+	@test -f config.mk || { tools/deps.sh --ensure && ./configure; }
+
+overlay: configured
+	tools/overlay.sh $(CURDIR) $(FFMPEG_TREE)
+
+ffmpeg: overlay
+	$(MAKE) -C $(FFMPEG_OBJDIR) ffmpeg $(if $(filter yes,$(MINIMAL)),,ffprobe)
+
+install: ffmpeg
+	$(MAKE) -C $(FFMPEG_OBJDIR) install
+
+$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c -lm
+
+$(TESTBIN)/%: tests/tools/%.c
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lm
+
+check: ffmpeg $(TEST_TOOLS)
+	tools/deps.sh --check-opencl
+	$(MAKE) check-fate
+	$(MAKE) check-errors
+	$(MAKE) check-model
+	$(MAKE) check-quality
+	@echo "make check: all tests passed"
+
+check-fate: ffmpeg
+	$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise OPENCL_DEVICE=$(OPENCL_DEVICE)
+
+check-errors: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
+
+check-model: ffmpeg $(TEST_TOOLS)
+	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/golden.sh
+
+check-quality: ffmpeg $(TEST_TOOLS)
+	$(PYTHON) tests/quality/nlmeans_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/nlmeans_quality.md
+
+demo: ffmpeg $(TEST_TOOLS)
+	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/demo.sh
+
+# Regenerate the FATE references on the current device and copy them back.
+fate-refs: ffmpeg
+	rm -f $(FFMPEG_TREE)/tests/ref/fate/nlmeans-gpu-*
+	-$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise GEN=1 OPENCL_DEVICE=$(OPENCL_DEVICE)
+	mkdir -p tests/ref/fate
+	cp $(FFMPEG_TREE)/tests/ref/fate/nlmeans-gpu-* tests/ref/fate/
+
+clean:
+	rm -rf $(TESTBIN) $(BUILDDIR)/quality
+	-$(MAKE) -C $(FFMPEG_OBJDIR) clean
+
+distclean:
+	rm -rf $(BUILDDIR) config.mk

@@ -1,0 +1,116 @@
+#!/bin/bash
+#
+# Bad input and determinism tests of the GPU denoisers.
+#
+# Every bad input must give a non-zero exit status (not a signal), within a
+# time limit, and a message naming the problem. Two runs of the same command
+# must give identical bytes.
+#
+# Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
+
+set -u
+FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+RUN=0
+
+SRC="testsrc2=s=64x48:r=5:d=0.6,format=yuv420p"
+
+# expect_error NAME REGEX [env assignments --] ffmpeg arguments...
+expect_error() {
+    local name=$1 regex=$2 rc
+    shift 2
+    RUN=$((RUN + 1))
+    timeout 120 bash -c '"$@"' bash "$@" > "$TMP/out" 2> "$TMP/err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "FAIL $name: exit status 0"
+        FAILED=$((FAILED + 1))
+    elif [ $rc -eq 124 ]; then
+        echo "FAIL $name: timed out"
+        FAILED=$((FAILED + 1))
+    elif is_crash $rc; then
+        echo "FAIL $name: crashed (status $rc)"
+        FAILED=$((FAILED + 1))
+    elif ! grep -Eq "$regex" "$TMP/err"; then
+        echo "FAIL $name: no message matching '$regex'; stderr was:"
+        tail -n 5 "$TMP/err" | sed 's/^/    /'
+        FAILED=$((FAILED + 1))
+    else
+        echo "ok   $name: exit $rc, $(grep -Em1 "$regex" "$TMP/err" | sed 's/^\[[^]]*\] //')"
+    fi
+}
+
+# a shell reports a process killed by SIGILL, SIGABRT, SIGBUS, SIGFPE,
+# SIGKILL or SIGSEGV as 128 + the signal number
+is_crash() {
+    case $1 in
+    132|134|135|136|137|139) return 0 ;;
+    esac
+    return 1
+}
+
+ff() {
+    "$FFMPEG" -nostdin -hide_banner -loglevel error "$@"
+}
+
+nlm() {
+    # nlm FILTER_OPTIONS [FORMAT]
+    local fmt=${2:-yuv420p}
+    ff $DEV -f lavfi -i "testsrc2=s=64x48:r=5:d=0.6,format=$fmt" \
+       -vf "hwupload,nlmeans_gpu=$1,hwdownload,format=$fmt" -f null -
+}
+
+export -f ff nlm
+export FFMPEG DEV
+
+# invalid option values
+expect_error "sigma<0"     "sigma.*out of range|Error"        nlm "sigma=-1"
+expect_error "sigma>255"   "sigma.*out of range"              nlm "sigma=256"
+expect_error "p=0"         "p.*out of range"                  nlm "p=0"
+expect_error "p=33"        "p.*out of range"                  nlm "p=33"
+expect_error "pc=33"       "pc.*out of range"                 nlm "pc=33"
+expect_error "r=0"         "r.*out of range"                  nlm "r=0"
+expect_error "r=100"       "r.*out of range"                  nlm "r=100"
+expect_error "step=0"      "step.*out of range"               nlm "step=0"
+expect_error "step>p"      "step \(8\) must not exceed"       nlm "p=4:step=8"
+expect_error "step>pc"     "must not exceed the chroma"       nlm "pc=2:step=4"
+expect_error "n=0"         "n.*out of range"                  nlm "n=0"
+expect_error "n=33"        "n.*out of range"                  nlm "n=33"
+expect_error "planes=16"   "planes.*out of range"             nlm "planes=16"
+expect_error "flat<0"      "flat.*out of range"               nlm "flat=-1"
+expect_error "h<0"         "h.*out of range"                  nlm "h=-1"
+expect_error "unknown"     "Option not found|not found"       nlm "nosuchoption=1"
+expect_error "not-a-number" "Unable to parse|Invalid|Error"   nlm "sigma=abc"
+
+# unsupported software formats, refused when the graph is configured
+expect_error "rgba"        "Unsupported input format rgba.*Supported formats: gray" nlm "sigma=10" rgba
+expect_error "bgra"        "Unsupported input format bgra"    nlm "sigma=10" bgra
+
+# software frames without hwupload, no device, no OpenCL platform
+expect_error "no-hwupload" "Impossible to convert|hardware frames"        ff $DEV -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
+expect_error "no-device"   "hardware device|device"           ff -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
+mkdir -p "$TMP/no-icd"
+expect_error "no-platform" "OpenCL|platform|device"           env OCL_ICD_VENDORS="$TMP/no-icd" OCL_ICD_FILENAMES= \
+    "$FFMPEG" -nostdin -hide_banner -loglevel error -init_hw_device opencl=ocl -filter_hw_device ocl \
+    -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
+expect_error "bad-device"  "OpenCL|platform|device"           ff -init_hw_device opencl=ocl:9.9 -filter_hw_device ocl \
+    -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
+
+# determinism: two runs, identical bytes
+RUN=$((RUN + 1))
+for i in 1 2; do
+    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=0.6,format=yuv420p,noise=alls=30:allf=t" \
+       -vf "hwupload,nlmeans_gpu=sigma=25,hwdownload,format=yuv420p" -f rawvideo "$TMP/det$i.yuv"
+done
+if [ -s "$TMP/det1.yuv" ] && cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
+    echo "ok   determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
+else
+    echo "FAIL determinism: outputs differ or are empty"
+    FAILED=$((FAILED + 1))
+fi
+
+echo "errors.sh: $RUN cases, $FAILED failed"
+[ $FAILED -eq 0 ]
