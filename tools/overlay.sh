@@ -27,6 +27,9 @@ done
 for f in "$SRCDIR"/tests/fate/*.mak; do
     [ -f "$f" ] && copy_if_changed "$f" "$TREE/tests/fate/$(basename "$f")"
 done
+for f in "$SRCDIR"/tests/filtergraphs/*; do
+    [ -f "$f" ] && copy_if_changed "$f" "$TREE/tests/filtergraphs/$(basename "$f")"
+done
 for f in "$SRCDIR"/tests/ref/fate/*; do
     [ -f "$f" ] && copy_if_changed "$f" "$TREE/tests/ref/fate/$(basename "$f")"
 done

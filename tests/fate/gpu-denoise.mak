@@ -1,9 +1,9 @@
 # FATE tests of the OpenCL denoisers (nlmeans_gpu, bm3d_gpu, vbm3d_gpu).
 #
-# They need an OpenCL device, so they are not part of 'make fate': run them
-# with 'make fate-gpu-denoise' (OPENCL_DEVICE=P.D picks a device, as in
-# -init_hw_device opencl=ocl:P.D), or add them to 'make fate' with
-# GPU_DENOISE=1.
+# They need an OpenCL device, so like the other hardware tests they are not
+# part of 'make fate' but of 'make fate-hw'; 'make fate-gpu-denoise' runs
+# them alone. OPENCL_DEVICE=P.D picks a device, as -init_hw_device
+# opencl=ocl:P.D does.
 #
 # Each test denoises three frames of testsrc2 with seeded noise and compares
 # the raw output with a reference made on PoCL: at most one step of
@@ -12,8 +12,9 @@
 
 GPU_DENOISE_DEVICE = -init_hw_device opencl=ocl$(if $(OPENCL_DEVICE),:$(OPENCL_DEVICE)) -filter_hw_device ocl
 
-# $(1): size, $(2): 8-bit format the noise is added in, $(3): tested format
-GPU_DENOISE_SRC = testsrc2=s=$(1):r=5:d=0.6,scale,format=$(2),noise=alls=25:allf=t,scale,format=$(3)
+# $(1): size as W:H (up to 96:72), $(2): 8-bit format the noise is added
+# in, $(3): tested format
+GPU_DENOISE_SRC = testsrc2=s=96x72:r=5:d=0.6,scale,format=$(2),noise=alls=25:allf=t,crop=$(1):0:0,scale,format=$(3)
 
 GPU_DENOISE_DEPS = OPENCL TESTSRC2_FILTER SCALE_FILTER FORMAT_FILTER NOISE_FILTER \
                    HWUPLOAD_FILTER HWDOWNLOAD_FILTER RAWVIDEO_ENCODER         \
@@ -31,44 +32,45 @@ fate-$(1): REF = $$(SRC_PATH)/tests/ref/fate/$(1)
 endef
 
 # nlmeans_gpu: one test per format family
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gray,nlmeans_gpu,64x48,gray,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gray16,nlmeans_gpu,64x48,gray,gray16le,sigma=20,2))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p,nlmeans_gpu,64x48,yuv420p,yuv420p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv422p,nlmeans_gpu,64x48,yuv422p,yuv422p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p,nlmeans_gpu,64x48,yuv444p,yuv444p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p16,nlmeans_gpu,64x48,yuv420p,yuv420p16le,sigma=20,2))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p16,nlmeans_gpu,64x48,yuv444p,yuv444p16le,sigma=20,2))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64x48,gbrp,gbrp,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64x48,gbrp,gbrp16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gray,nlmeans_gpu,64:48,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gray16,nlmeans_gpu,64:48,yuv444p,gray16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p,nlmeans_gpu,64:48,yuv420p,yuv420p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv422p,nlmeans_gpu,64:48,yuv422p,yuv422p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p16,nlmeans_gpu,64:48,yuv420p,yuv420p16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p16,nlmeans_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20,2))
 
 # odd and tiny sizes
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-1x1,nlmeans_gpu,1x1,gray,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-7x5,nlmeans_gpu,7x5,gray,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-17x9,nlmeans_gpu,17x9,yuv444p,yuv444p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-33x65,nlmeans_gpu,33x65,gray,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-34x66-yuv420p,nlmeans_gpu,34x66,yuv420p,yuv420p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-1x1,nlmeans_gpu,1:1,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-7x5,nlmeans_gpu,7:5,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-17x9,nlmeans_gpu,17:9,yuv444p,yuv444p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-33x65,nlmeans_gpu,33:65,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-34x66-yuv420p,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20,1))
 
 # extreme option values
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p1,nlmeans_gpu,33x65,gray,gray,sigma=20:p=1:step=1,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p32,nlmeans_gpu,33x65,gray,gray,sigma=20:p=32:step=32,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p5s1,nlmeans_gpu,33x65,gray,gray,sigma=20:p=5:step=1,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-r1,nlmeans_gpu,33x65,gray,gray,sigma=20:r=1,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-r99,nlmeans_gpu,33x65,gray,gray,sigma=20:r=99,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-n1,nlmeans_gpu,33x65,gray,gray,sigma=20:n=1,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-n32,nlmeans_gpu,33x65,gray,gray,sigma=20:n=32,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-sigma0,nlmeans_gpu,33x65,gray,gray,sigma=0,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-sigma255,nlmeans_gpu,33x65,gray,gray,sigma=255,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-h255,nlmeans_gpu,33x65,gray,gray,sigma=20:h=255,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat0,nlmeans_gpu,33x65,gray,gray,sigma=20:flat=0,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat10,nlmeans_gpu,33x65,gray,gray,sigma=20:flat=10,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes0,nlmeans_gpu,34x66,yuv420p,yuv420p,sigma=20:planes=0,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes1,nlmeans_gpu,34x66,yuv420p,yuv420p,sigma=20:planes=1,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-chroma,nlmeans_gpu,34x66,yuv444p,yuv444p,sigma=20:pc=3:rc=5,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:p=1:step=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p32,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:p=32:step=32,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-p5s1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:p=5:step=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-r1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:r=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-r99,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:r=99,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-n1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:n=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-n32,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:n=32,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-sigma0,nlmeans_gpu,33:65,yuv444p,gray,sigma=0,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-sigma255,nlmeans_gpu,33:65,yuv444p,gray,sigma=255,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-h255,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:h=255,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat0,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:flat=0,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat10,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:flat=10,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes0,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=0,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes1,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-chroma,nlmeans_gpu,34:66,yuv444p,yuv444p,sigma=20:pc=4:rc=5,1))
 
 # timeline and runtime commands
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-enable,nlmeans_gpu,33x65,gray,gray,sigma=20:enable=eq(n\,1),1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-enable,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))
 FATE_GPU_DENOISE-$(call ALLYES, $(GPU_DENOISE_DEPS) SENDCMD_FILTER NLMEANS_GPU_FILTER) += fate-nlmeans-gpu-sendcmd
-fate-nlmeans-gpu-sendcmd: CMD = ffmpeg $(GPU_DENOISE_DEVICE) -lavfi "$(call GPU_DENOISE_SRC,33x65,gray,gray),hwupload,sendcmd=c='0.3 nlmeans_gpu sigma 40',nlmeans_gpu=sigma=10,hwdownload,format=gray" -frames:v 3 -f rawvideo -
+fate-nlmeans-gpu-sendcmd: tests/data/filtergraphs/nlmeans-gpu-sendcmd
+fate-nlmeans-gpu-sendcmd: CMD = ffmpeg $(GPU_DENOISE_DEVICE) -/filter_complex $(TARGET_PATH)/tests/data/filtergraphs/nlmeans-gpu-sendcmd -frames:v 3 -f rawvideo -
 fate-nlmeans-gpu-sendcmd: CMP = oneoff
 fate-nlmeans-gpu-sendcmd: CMP_UNIT = 1
 fate-nlmeans-gpu-sendcmd: FUZZ = 1
@@ -76,7 +78,7 @@ fate-nlmeans-gpu-sendcmd: REF = $(SRC_PATH)/tests/ref/fate/nlmeans-gpu-sendcmd
 
 FATE_GPU_DENOISE += $(FATE_GPU_DENOISE-yes)
 
+FATE_HW-$(CONFIG_FFMPEG) += $(FATE_GPU_DENOISE)
+$(FATE_GPU_DENOISE): ffmpeg$(PROGSSUF)$(EXESUF)
+
 fate-gpu-denoise: $(FATE_GPU_DENOISE)
-ifdef GPU_DENOISE
-FATE += $(FATE_GPU_DENOISE)
-endif

@@ -1,0 +1,259 @@
+/*
+ * Golden model of the nlmeans_gpu filter: improved patch-wise NL-means
+ * (Davy & Ehret 2020, Algorithms 1 and 4), written for reading rather than
+ * for speed.
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * It computes what kernels/nlmeans_gpu.cl computes, with the parameters that
+ * libavfilter/vf_nlmeans_gpu.c derives from the options.
+ *
+ * Up to the weights, every value is computed in float in the order of the
+ * kernel, so that the patch distances, and hence the ranking of the
+ * neighbours, are bit-identical: build with -ffp-contract=off (the kernel
+ * has FP_CONTRACT OFF) and on a target that evaluates float expressions in
+ * float. The weights use expf(), which may differ from the device's exp()
+ * by an ulp or so. The estimates and the aggregation are then computed in
+ * double; the kernel uses float there, so results may differ by a rounding
+ * step after quantisation, rarely.
+ */
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nlmeans_model.h"
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "float expressions must be evaluated in float (e.g. -msse2 -mfpmath=sse on x86)"
+#endif
+
+/* A neighbour of a reference patch: squared distance and top-left sample. */
+typedef struct Neighbor {
+    float  dist;
+    size_t pos;     /* index in 'frames': t * width * height + y * width + x */
+} Neighbor;
+
+void nlmeans_model_default_params(NLMeansModelParams *par)
+{
+    par->sigma        = 10.0f;
+    par->h            = 0.0f;
+    par->patch        = 8;
+    par->step         = 4;
+    par->research     = 21;
+    par->nb_neighbors = 16;
+    par->flat         = 1.05f;
+}
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static void *alloc_or_die(size_t nmemb, size_t size)
+{
+    void *p = calloc(nmemb ? nmemb : 1, size);
+
+    if (!p) {
+        fprintf(stderr, "nlmeans_model: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/*
+ * Position of grid point g on one axis: multiples of the step, the last one
+ * moved back so that the patch ends at the frame's edge.
+ */
+static int grid_pos(int g, int step, int size, int patch)
+{
+    return imin(g * step, size - patch);
+}
+
+/* Sum of squared differences of two patches, rows j then columns i. */
+static float patch_distance(const float *a, const float *b, int width, int patch)
+{
+    float ssd = 0.0f;
+    int i, j;
+
+    for (j = 0; j < patch; j++) {
+        for (i = 0; i < patch; i++) {
+            float d = a[j * width + i] - b[j * width + i];
+            ssd += d * d;
+        }
+    }
+    return ssd;
+}
+
+/*
+ * Insert a candidate into the table of the n best neighbours, sorted by
+ * increasing distance. Strict comparisons: a candidate goes after the
+ * entries of equal distance, which were found earlier in the scan, and the
+ * entries after it keep their order.
+ */
+static void keep_best(Neighbor *best, int n, float dist, size_t pos)
+{
+    int k = n - 1;
+
+    if (!(dist < best[n - 1].dist))
+        return;
+    while (k > 0 && dist < best[k - 1].dist) {
+        best[k] = best[k - 1];
+        k--;
+    }
+    best[k].dist = dist;
+    best[k].pos  = pos;
+}
+
+void nlmeans_model_plane(const float *frames, int nb_frames, int ref_frame,
+                         int width, int height, const NLMeansModelParams *par,
+                         float *dst)
+{
+    /* Parameters, derived as by the host code, in float like there. */
+    const int   patch  = imin(par->patch, imin(width, height));
+    const int   step   = imin(par->step, patch);
+    const int   radius = par->research / 2;
+    const int   nb     = par->nb_neighbors;
+    const int   nx     = (width  - patch + step - 1) / step + 1;
+    const int   ny     = (height - patch + step - 1) / step + 1;
+    const float sigma  = par->sigma;
+    const float h      = par->h > 0 ? par->h : sigma;
+    const float bias   = 2.0f * sigma * sigma;
+    const float inv_h2 = h > 0 ? 1.0f / (h * h) : INFINITY;
+    const float flat_threshold = par->flat > 0 ? par->flat * sigma * sigma : -1.0f;
+    const float inv_area = 1.0f / (float)(patch * patch);
+    const size_t plane_size = (size_t)width * height;
+
+    Neighbor *best = alloc_or_die(nb, sizeof(*best));
+    float *weight  = alloc_or_die(nb, sizeof(*weight));
+    double *num    = alloc_or_die(plane_size, sizeof(*num));
+    double *den    = alloc_or_die(plane_size, sizeof(*den));
+    double *est    = alloc_or_die((size_t)patch * patch, sizeof(*est));
+    size_t p;
+    int gx, gy, t, cx, cy, i, j, k;
+
+    for (gy = 0; gy < ny; gy++) {
+        for (gx = 0; gx < nx; gx++) {
+            const int x0 = grid_pos(gx, step, width,  patch);
+            const int y0 = grid_pos(gy, step, height, patch);
+            const size_t ref_pos = ref_frame * plane_size + (size_t)y0 * width + x0;
+            const int xs = imax(0, x0 - radius);
+            const int xe = imin(width - patch, x0 + radius);
+            const int ys = imax(0, y0 - radius);
+            const int ye = imin(height - patch, y0 + radius);
+            float wsum = 0.0f;
+            int count = 0, flat = 0;
+            float flat_mean = 0.0f;
+
+            /* 1. The nb most similar patches of the window, in all frames. */
+            for (k = 0; k < nb; k++) {
+                best[k].dist = INFINITY;
+                best[k].pos  = ref_pos;
+            }
+            for (t = 0; t < nb_frames; t++) {
+                for (cy = ys; cy <= ye; cy++) {
+                    for (cx = xs; cx <= xe; cx++) {
+                        size_t cpos = t * plane_size + (size_t)cy * width + cx;
+                        float dist  = patch_distance(frames + ref_pos,
+                                                     frames + cpos, width, patch);
+                        keep_best(best, nb, dist, cpos);
+                    }
+                }
+            }
+
+            /* 2. Weights exp(-(d^2 - 2 sigma^2)+ / h^2), d^2 per sample. */
+            for (k = 0; k < nb && best[k].dist != INFINITY; k++) {
+                float excess = best[k].dist * inv_area - bias;
+
+                weight[k] = excess > 0.0f ? expf(-excess * inv_h2) : 1.0f;
+                wsum += weight[k];
+                count++;
+            }
+            for (k = 0; k < count; k++)
+                weight[k] = weight[k] / wsum;
+
+            /* 3. Flat group: the variance of all its samples is at most
+             *    flat * sigma^2; its estimate is then its mean. */
+            if (flat_threshold >= 0.0f) {
+                float n = (float)(count * patch * patch);
+                float sum = 0.0f, var = 0.0f;
+
+                for (k = 0; k < count; k++)
+                    for (j = 0; j < patch; j++)
+                        for (i = 0; i < patch; i++)
+                            sum += frames[best[k].pos + (size_t)j * width + i];
+                flat_mean = sum / n;
+                for (k = 0; k < count; k++) {
+                    for (j = 0; j < patch; j++) {
+                        for (i = 0; i < patch; i++) {
+                            float d = frames[best[k].pos + (size_t)j * width + i] - flat_mean;
+                            var += d * d;
+                        }
+                    }
+                }
+                flat = var / n <= flat_threshold;
+            }
+
+            /* 4. Estimate of the reference patch: the weighted mean of the
+             *    neighbours, or the mean of a flat group. */
+            for (j = 0; j < patch; j++) {
+                for (i = 0; i < patch; i++) {
+                    double e = 0.0;
+
+                    if (flat) {
+                        e = flat_mean;
+                    } else {
+                        for (k = 0; k < count; k++)
+                            e += (double)weight[k] *
+                                 frames[best[k].pos + (size_t)j * width + i];
+                    }
+                    est[j * patch + i] = e;
+                }
+            }
+
+            /* 5. Aggregation with a separable tent weight, largest at the
+             *    patch centre. */
+            for (j = 0; j < patch; j++) {
+                for (i = 0; i < patch; i++) {
+                    double b = (double)imin(j + 1, patch - j) * imin(i + 1, patch - i);
+                    size_t q = (size_t)(y0 + j) * width + x0 + i;
+
+                    num[q] += b * est[j * patch + i];
+                    den[q] += b;
+                }
+            }
+        }
+    }
+
+    /* Every sample is covered by at least one patch of the grid. */
+    for (p = 0; p < plane_size; p++)
+        dst[p] = (float)(num[p] / den[p]);
+
+    free(best);
+    free(weight);
+    free(num);
+    free(den);
+    free(est);
+}

@@ -1,0 +1,365 @@
+/*
+ * nlmeans_ref: run the golden model of nlmeans_gpu on PGM images.
+ *
+ * Build:
+ *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o nlmeans_ref \
+ *      nlmeans_ref.c nlmeans_model.c -lm
+ *
+ * Usage:
+ *   nlmeans_ref [options] in.pgm out.pgm
+ *   nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nlmeans_model.h"
+
+#define MAX_FRAMES  64
+#define MAX_SAMPLES (1 << 28)
+
+typedef struct Image {
+    int width, height, maxval;
+    unsigned *data;             /* width * height samples */
+} Image;
+
+static void usage(void)
+{
+    fprintf(stderr,
+        "usage: nlmeans_ref [options] in.pgm out.pgm\n"
+        "       nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm\n"
+        "Binary PGM (P5) with maxval 255 or 65535; the output has the maxval\n"
+        "of the input.\n"
+        "options (meanings and defaults of the nlmeans_gpu options):\n"
+        "  -sigma S   noise standard deviation, 8-bit scale   (10)\n"
+        "  -h H       filtering strength, 0: sigma            (0)\n"
+        "  -p P       patch size                              (8)\n"
+        "  -step S    step of the grid of reference patches   (4)\n"
+        "  -r R       research window size                    (21)\n"
+        "  -n N       number of most similar patches          (16)\n"
+        "  -flat F    flat threshold in sigma^2 units, 0: off (1.05)\n"
+        "  -frames L  comma-separated frame stack searched for neighbours\n"
+        "  -ref K     index of the frame to denoise in -frames (middle)\n"
+        "  -unorm M   conversion of the samples to the 8-bit scale:\n"
+        "             div: v / maxval * 255 in float, exact for 8 bits (default)\n"
+        "             mul: v * (1 / maxval) * 255 in float, as PoCL reads images\n");
+    exit(2);
+}
+
+static int skip_space_and_comments(FILE *f)
+{
+    int c;
+
+    for (;;) {
+        c = getc(f);
+        if (c == '#') {
+            while (c != '\n' && c != '\r' && c != EOF)
+                c = getc(f);
+        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            return c;
+        }
+    }
+}
+
+static int read_header_int(FILE *f, int *v)
+{
+    int c = skip_space_and_comments(f);
+    long n = 0;
+
+    if (c < '0' || c > '9')
+        return -1;
+    while (c >= '0' && c <= '9') {
+        n = n * 10 + (c - '0');
+        if (n > 1000000000)
+            return -1;
+        c = getc(f);
+    }
+    /* exactly one whitespace character ends a field */
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        return -1;
+    *v = (int)n;
+    return 0;
+}
+
+static int read_pgm(const char *name, Image *img)
+{
+    FILE *f = fopen(name, "rb");
+    int bytes;
+    size_t n, i;
+    unsigned char *buf;
+
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    if (getc(f) != 'P' || getc(f) != '5' ||
+        read_header_int(f, &img->width) < 0 ||
+        read_header_int(f, &img->height) < 0 ||
+        read_header_int(f, &img->maxval) < 0) {
+        fprintf(stderr, "%s: not a binary PGM (P5)\n", name);
+        fclose(f);
+        return -1;
+    }
+    if (img->maxval != 255 && img->maxval != 65535) {
+        fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
+                name, img->maxval);
+        fclose(f);
+        return -1;
+    }
+    if (img->width < 1 || img->height < 1 ||
+        (double)img->width * img->height > MAX_SAMPLES) {
+        fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
+        fclose(f);
+        return -1;
+    }
+    bytes = img->maxval > 255 ? 2 : 1;
+    n = (size_t)img->width * img->height;
+    buf = malloc(n * bytes);
+    img->data = malloc(n * sizeof(*img->data));
+    if (!buf || !img->data) {
+        fprintf(stderr, "out of memory\n");
+        exit(1);
+    }
+    if (fread(buf, bytes, n, f) != n) {
+        fprintf(stderr, "%s: truncated\n", name);
+        free(buf);
+        fclose(f);
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        /* 16-bit samples are big-endian */
+        img->data[i] = bytes == 1 ? buf[i] : buf[2 * i] << 8 | buf[2 * i + 1];
+        if (img->data[i] > (unsigned)img->maxval) {
+            fprintf(stderr, "%s: sample above maxval\n", name);
+            free(buf);
+            fclose(f);
+            return -1;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return 0;
+}
+
+static int write_pgm(const char *name, const Image *img)
+{
+    FILE *f = fopen(name, "wb");
+    size_t n = (size_t)img->width * img->height, i;
+    int ok;
+
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", name, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "P5\n%d %d\n%d\n", img->width, img->height, img->maxval);
+    for (i = 0; i < n; i++) {
+        if (img->maxval > 255)
+            putc(img->data[i] >> 8, f);
+        putc(img->data[i] & 0xff, f);
+    }
+    ok = !ferror(f);
+    if (fclose(f) || !ok) {
+        fprintf(stderr, "%s: write error\n", name);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Sample to the 8-bit scale, as denoise_load_plane() does: read_imagef()
+ * of a unorm image, times 255.
+ */
+static float to_8bit_scale(unsigned v, int maxval, int unorm_mul)
+{
+    float norm = unorm_mul ? (float)v * (1.0f / (float)maxval)
+                           : (float)v / (float)maxval;
+
+    return norm * 255.0f;
+}
+
+/*
+ * Back to samples, as denoise_quantise() with shift 0 and the image write
+ * that follows it (which gives back q exactly).
+ */
+static unsigned quantise(float v, int maxval)
+{
+    float container = (float)maxval;
+    float q = v * (container / 255.0f);
+
+    q = q < 0.0f ? 0.0f : q > container ? container : q;
+    return (unsigned)rintf(q);
+}
+
+static double parse_num(const char *opt, const char *arg, double min, double max)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= min && v <= max)) {
+        fprintf(stderr, "%s: bad value '%s' (range %g..%g)\n", opt, arg, min, max);
+        exit(2);
+    }
+    return v;
+}
+
+static int parse_int(const char *opt, const char *arg, int min, int max)
+{
+    double v = parse_num(opt, arg, min, max);
+
+    if (v != (int)v) {
+        fprintf(stderr, "%s: '%s' is not an integer\n", opt, arg);
+        exit(2);
+    }
+    return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+    NLMeansModelParams par;
+    const char *pos_args[2];
+    char *frame_list = NULL;
+    char *names[MAX_FRAMES];
+    Image frames_img[MAX_FRAMES], out;
+    int nb_pos = 0, nb_frames = 0, ref = -1, unorm_mul = 0;
+    float *frames, *dst;
+    size_t n, i;
+    int a, t;
+
+    nlmeans_model_default_params(&par);
+    for (a = 1; a < argc; a++) {
+        const char *opt = argv[a];
+
+        if (opt[0] != '-' || !opt[1]) {
+            if (nb_pos == 2)
+                usage();
+            pos_args[nb_pos++] = opt;
+            continue;
+        }
+        if (a + 1 >= argc)
+            usage();
+        if (!strcmp(opt, "-sigma"))
+            par.sigma = (float)parse_num(opt, argv[++a], 0, 255);
+        else if (!strcmp(opt, "-h"))
+            par.h = (float)parse_num(opt, argv[++a], 0, 255);
+        else if (!strcmp(opt, "-p"))
+            par.patch = parse_int(opt, argv[++a], 1, 32);
+        else if (!strcmp(opt, "-step"))
+            par.step = parse_int(opt, argv[++a], 1, 32);
+        else if (!strcmp(opt, "-r"))
+            par.research = parse_int(opt, argv[++a], 1, 99);
+        else if (!strcmp(opt, "-n"))
+            par.nb_neighbors = parse_int(opt, argv[++a], 1, 32);
+        else if (!strcmp(opt, "-flat"))
+            par.flat = (float)parse_num(opt, argv[++a], 0, 10);
+        else if (!strcmp(opt, "-frames"))
+            frame_list = argv[++a];
+        else if (!strcmp(opt, "-ref"))
+            ref = parse_int(opt, argv[++a], 0, MAX_FRAMES - 1);
+        else if (!strcmp(opt, "-unorm")) {
+            a++;
+            if (!strcmp(argv[a], "mul"))
+                unorm_mul = 1;
+            else if (!strcmp(argv[a], "div"))
+                unorm_mul = 0;
+            else
+                usage();
+        } else
+            usage();
+    }
+    if (par.step > par.patch) {
+        fprintf(stderr, "step (%d) must not exceed the patch size p (%d)\n",
+                par.step, par.patch);
+        return 2;
+    }
+
+    if (frame_list) {
+        char *s = frame_list, *comma;
+
+        if (nb_pos != 1)
+            usage();
+        for (;;) {
+            if (nb_frames == MAX_FRAMES) {
+                fprintf(stderr, "at most %d frames\n", MAX_FRAMES);
+                return 2;
+            }
+            names[nb_frames++] = s;
+            comma = strchr(s, ',');
+            if (!comma)
+                break;
+            *comma = 0;
+            s = comma + 1;
+        }
+        if (ref < 0)
+            ref = (nb_frames - 1) / 2;
+        if (ref >= nb_frames) {
+            fprintf(stderr, "-ref %d: only %d frames\n", ref, nb_frames);
+            return 2;
+        }
+    } else {
+        if (nb_pos != 2 || ref > 0)
+            usage();
+        names[nb_frames++] = (char *)pos_args[0];
+        ref = 0;
+    }
+
+    for (t = 0; t < nb_frames; t++) {
+        if (read_pgm(names[t], &frames_img[t]) < 0)
+            return 1;
+        if (frames_img[t].width  != frames_img[0].width  ||
+            frames_img[t].height != frames_img[0].height ||
+            frames_img[t].maxval != frames_img[0].maxval) {
+            fprintf(stderr, "%s: size or maxval differs from %s\n",
+                    names[t], names[0]);
+            return 1;
+        }
+    }
+
+    out = frames_img[ref];
+    n = (size_t)out.width * out.height;
+    frames = malloc(n * nb_frames * sizeof(*frames));
+    dst    = malloc(n * sizeof(*dst));
+    out.data = malloc(n * sizeof(*out.data));
+    if (!frames || !dst || !out.data) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    for (t = 0; t < nb_frames; t++)
+        for (i = 0; i < n; i++)
+            frames[t * n + i] = to_8bit_scale(frames_img[t].data[i],
+                                              out.maxval, unorm_mul);
+
+    nlmeans_model_plane(frames, nb_frames, ref, out.width, out.height, &par, dst);
+
+    for (i = 0; i < n; i++)
+        out.data[i] = quantise(dst[i], out.maxval);
+    if (write_pgm(pos_args[nb_pos - 1], &out) < 0)
+        return 1;
+
+    for (t = 0; t < nb_frames; t++)
+        free(frames_img[t].data);
+    free(out.data);
+    free(frames);
+    free(dst);
+    return 0;
+}
