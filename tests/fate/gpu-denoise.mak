@@ -43,7 +43,9 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigm
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20,2))
 
 # odd and tiny sizes
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-1x1,nlmeans_gpu,1:1,yuv444p,gray,sigma=20,1))
+# a 1x1 frame has a single 1x1 patch: the output must be the input, exactly
+FATE_GPU_DENOISE-$(call ALLYES, $(GPU_DENOISE_DEPS) NLMEANS_GPU_FILTER FRAMECRC_MUXER) += fate-nlmeans-gpu-1x1
+fate-nlmeans-gpu-1x1: CMD = framecrc $(GPU_DENOISE_DEVICE) -lavfi "$(call GPU_DENOISE_SRC,1:1,yuv444p,gray),hwupload,nlmeans_gpu=sigma=20,hwdownload,format=gray" -frames:v 3
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-7x5,nlmeans_gpu,7:5,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-17x9,nlmeans_gpu,17:9,yuv444p,yuv444p,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-33x65,nlmeans_gpu,33:65,yuv444p,gray,sigma=20,1))

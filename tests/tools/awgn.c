@@ -1,0 +1,256 @@
+/*
+ * awgn: add additive white Gaussian noise to a PGM (P5) or PPM (P6) image.
+ *
+ * Build:
+ *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o awgn awgn.c -lm
+ *
+ * Usage:
+ *   awgn [-sigma S] [-seed N] in.pnm out.pnm
+ *
+ * Every sample v becomes clip(round(v + S * g)) with g drawn from N(0, 1),
+ * one draw per sample in file order (channels interleaved for P6), rounded
+ * to the nearest integer (halves away from zero) and clipped to 0..maxval.
+ * S is on the 8-bit scale, as the sigma of the denoisers: for a maxval M
+ * other than 255 the deviation is S * M / 255. Images of maxval 255 are the
+ * intended input; any maxval up to 65535 is accepted.
+ *
+ * The noise is a function of the seed alone: xoshiro256** seeded through
+ * splitmix64, uniform doubles from the top 53 bits, and Marsaglia's polar
+ * method, which needs only log() and sqrt().
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SAMPLES (1 << 28)
+
+typedef struct Rng {
+    uint64_t s[4];
+    int      have_spare;
+    double   spare;
+} Rng;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+
+    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** by Blackman and Vigna. */
+static uint64_t xoshiro256ss(Rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+static void rng_init(Rng *r, uint64_t seed)
+{
+    int i;
+
+    for (i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+    r->have_spare = 0;
+}
+
+/* Uniform in [-1, 1), a multiple of 2^-52. */
+static double uniform_pm1(Rng *r)
+{
+    return (double)(xoshiro256ss(r) >> 11) * (1.0 / 4503599627370496.0) - 1.0;
+}
+
+/* Standard normal deviate, Marsaglia's polar method. */
+static double gaussian(Rng *r)
+{
+    double u, v, s, f;
+
+    if (r->have_spare) {
+        r->have_spare = 0;
+        return r->spare;
+    }
+    do {
+        u = uniform_pm1(r);
+        v = uniform_pm1(r);
+        s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    f = sqrt(-2.0 * log(s) / s);
+    r->spare      = v * f;
+    r->have_spare = 1;
+    return u * f;
+}
+
+static int skip_space_and_comments(FILE *f)
+{
+    int c;
+
+    for (;;) {
+        c = getc(f);
+        if (c == '#') {
+            while (c != '\n' && c != '\r' && c != EOF)
+                c = getc(f);
+        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            return c;
+        }
+    }
+}
+
+static int read_header_int(FILE *f, int *v)
+{
+    int c = skip_space_and_comments(f);
+    long n = 0;
+
+    if (c < '0' || c > '9')
+        return -1;
+    while (c >= '0' && c <= '9') {
+        n = n * 10 + (c - '0');
+        if (n > 1000000000)
+            return -1;
+        c = getc(f);
+    }
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+        return -1;
+    *v = (int)n;
+    return 0;
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: awgn [-sigma S] [-seed N] in.pnm out.pnm\n"
+                    "  -sigma S  standard deviation on the 8-bit scale (10)\n"
+                    "  -seed N   64-bit seed of the generator (0)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *in_name = NULL, *out_name = NULL;
+    double sigma = 10.0, dev;
+    uint64_t seed = 0;
+    int width, height, maxval, channels, bytes, magic, a;
+    size_t n, i;
+    unsigned char *buf;
+    FILE *f;
+    Rng rng;
+
+    for (a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "-sigma") && a + 1 < argc) {
+            char *end;
+
+            sigma = strtod(argv[++a], &end);
+            if (end == argv[a] || *end || !(sigma >= 0.0 && sigma <= 1e6))
+                usage();
+        } else if (!strcmp(argv[a], "-seed") && a + 1 < argc) {
+            char *end;
+
+            errno = 0;
+            seed = strtoull(argv[++a], &end, 0);
+            if (errno || end == argv[a] || *end)
+                usage();
+        } else if (argv[a][0] == '-' && argv[a][1]) {
+            usage();
+        } else if (!in_name) {
+            in_name = argv[a];
+        } else if (!out_name) {
+            out_name = argv[a];
+        } else {
+            usage();
+        }
+    }
+    if (!out_name)
+        usage();
+
+    f = fopen(in_name, "rb");
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", in_name, strerror(errno));
+        return 1;
+    }
+    if (getc(f) != 'P' || ((magic = getc(f)) != '5' && magic != '6') ||
+        read_header_int(f, &width) < 0 || read_header_int(f, &height) < 0 ||
+        read_header_int(f, &maxval) < 0 || maxval < 1 || maxval > 65535 ||
+        width < 1 || height < 1) {
+        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", in_name);
+        return 1;
+    }
+    channels = magic == '6' ? 3 : 1;
+    bytes    = maxval > 255 ? 2 : 1;
+    if ((double)width * height * channels > MAX_SAMPLES) {
+        fprintf(stderr, "%s: too large\n", in_name);
+        return 1;
+    }
+    n   = (size_t)width * height * channels;
+    buf = malloc(n * bytes);
+    if (!buf) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    if (fread(buf, bytes, n, f) != n) {
+        fprintf(stderr, "%s: truncated\n", in_name);
+        return 1;
+    }
+    fclose(f);
+
+    rng_init(&rng, seed);
+    dev = sigma * maxval / 255.0;
+    for (i = 0; i < n; i++) {
+        unsigned v = bytes == 1 ? buf[i] : buf[2 * i] << 8 | buf[2 * i + 1];
+        double x = v + dev * gaussian(&rng);
+
+        x = x < 0.0 ? 0.0 : x > maxval ? maxval : floor(x + 0.5);
+        v = (unsigned)x;
+        if (bytes == 1) {
+            buf[i] = v;
+        } else {
+            buf[2 * i]     = v >> 8;
+            buf[2 * i + 1] = v & 0xff;
+        }
+    }
+
+    f = fopen(out_name, "wb");
+    if (!f) {
+        fprintf(stderr, "%s: %s\n", out_name, strerror(errno));
+        return 1;
+    }
+    fprintf(f, "P%c\n%d %d\n%d\n", magic, width, height, maxval);
+    if (fwrite(buf, bytes, n, f) != n || fclose(f)) {
+        fprintf(stderr, "%s: write error\n", out_name);
+        return 1;
+    }
+    free(buf);
+    return 0;
+}
