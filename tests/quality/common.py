@@ -1,0 +1,136 @@
+"""Helpers shared by the quality tests and benchmarks: the test photographs,
+exact AWGN through tests/tools/awgn, running ffmpeg on raw frames, PSNR.
+
+Standard library only, so that the tests run on any python3.
+"""
+
+import glob
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+# Natural photographs shipped by scikit-image (Debian's python3-skimage).
+PHOTOS = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def skimage_data_dir(work):
+    """Return the scikit-image data folder, downloading Debian's package
+    (apt-get download + dpkg -x, nothing installed) when needed."""
+    for base in ("/usr/lib/python3/dist-packages", os.path.join(work, "skimage-pkg", "usr", "lib", "python3", "dist-packages")):
+        d = os.path.join(base, "skimage", "data")
+        if os.path.exists(os.path.join(d, "camera.png")):
+            return d
+    pkgdir = os.path.join(work, "skimage-pkg")
+    dl = os.path.join(work, "skimage-deb")
+    os.makedirs(dl, exist_ok=True)
+    os.chmod(dl, 0o777)
+    if not glob.glob(os.path.join(dl, "python3-skimage_*.deb")):
+        log("downloading Debian's python3-skimage for its sample photographs")
+        subprocess.run(["apt-get", "download", "python3-skimage"], cwd=dl, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deb = sorted(glob.glob(os.path.join(dl, "python3-skimage_*.deb")))[-1]
+    subprocess.run(["dpkg", "-x", deb, pkgdir], check=True)
+    d = os.path.join(pkgdir, "usr", "lib", "python3", "dist-packages", "skimage", "data")
+    if not os.path.exists(os.path.join(d, "camera.png")):
+        sys.exit("no camera.png in %s" % deb)
+    return d
+
+
+def read_pnm(path):
+    """Read a binary 8-bit PGM or PPM; return (width, height, channels, bytes)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    fields = []
+    pos = 0
+    while len(fields) < 4:
+        while data[pos:pos + 1].isspace():
+            pos += 1
+        if data[pos:pos + 1] == b"#":
+            while data[pos:pos + 1] not in (b"\n", b""):
+                pos += 1
+            continue
+        start = pos
+        while not data[pos:pos + 1].isspace():
+            pos += 1
+        fields.append(data[start:pos])
+    pos += 1
+    magic, w, h, maxval = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
+    if maxval != 255 or magic not in (b"P5", b"P6"):
+        sys.exit("%s: only 8-bit P5/P6 is supported" % path)
+    channels = 1 if magic == b"P5" else 3
+    return w, h, channels, data[pos:pos + w * h * channels]
+
+
+class FFmpeg:
+    def __init__(self, binary, device=None):
+        self.binary = binary
+        self.device = device
+
+    def hw_args(self):
+        dev = "opencl=ocl" + (":" + self.device if self.device else "")
+        return ["-init_hw_device", dev, "-filter_hw_device", "ocl"]
+
+    def run(self, args, input_bytes=None):
+        cmd = [self.binary, "-nostdin", "-hide_banner", "-loglevel", "error"] + args
+        p = subprocess.run(cmd, input=input_bytes, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if p.returncode != 0:
+            raise RuntimeError("ffmpeg failed (%d): %s\n%s" % (p.returncode, " ".join(cmd),
+                                                              p.stderr.decode(errors="replace")[-2000:]))
+        return p.stdout
+
+    def filter_raw(self, frames, pix_fmt, width, height, chain, opencl=False):
+        """Run a filter chain over raw frames; return the raw output."""
+        args = self.hw_args() if opencl else []
+        args += ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", "%dx%d" % (width, height),
+                 "-i", "pipe:0", "-vf", chain, "-f", "rawvideo", "-pix_fmt", pix_fmt, "pipe:1"]
+        return self.run(args, frames)
+
+
+def prepare_clean(ff, data_dir, work, names, size, pix_fmt):
+    """Centre crops of size x size of the photographs as PGM (gray) or PPM
+    (rgb24) files; returns their paths."""
+    ext = "pgm" if pix_fmt == "gray" else "ppm"
+    paths = []
+    for name in names:
+        out = os.path.join(work, "clean-%s-%d.%s" % (name, size, ext))
+        if not os.path.exists(out):
+            ff.run(["-i", os.path.join(data_dir, name + ".png"), "-vf",
+                    "crop=%d:%d,format=%s" % (size, size, pix_fmt), "-frames:v", "1",
+                    "-update", "1", "-y", out])
+        paths.append(out)
+    return paths
+
+
+def add_noise(tools, clean, sigma, seed, work):
+    base = os.path.basename(clean)
+    out = os.path.join(work, "noisy-s%g-%d-%s" % (sigma, seed, base))
+    if not os.path.exists(out):
+        subprocess.run([os.path.join(tools, "awgn"), "-sigma", str(sigma), "-seed", str(seed),
+                        clean, out], check=True)
+    return out
+
+
+def psnr(a, b, peak=255.0):
+    """PSNR of two equally long byte strings of 8-bit samples."""
+    if len(a) != len(b) or not a:
+        raise ValueError("PSNR of sequences of %d and %d samples" % (len(a), len(b)))
+    hist = {}
+    for x, y in zip(a, b):
+        d = x - y
+        hist[d] = hist.get(d, 0) + 1
+    sse = sum(d * d * n for d, n in hist.items())
+    if sse == 0:
+        return 99.0
+    return 10.0 * math.log10(peak * peak * len(a) / sse)
+
+
+def mean_psnr(out, clean_frames, frame_size):
+    values = [psnr(out[i * frame_size:(i + 1) * frame_size], c) for i, c in enumerate(clean_frames)]
+    return sum(values) / len(values), values
