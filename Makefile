@@ -21,6 +21,7 @@ FFMPEG_OBJDIR ?= $(BUILDDIR)/ffmpeg
 FFMPEG = $(FFMPEG_OBJDIR)/ffmpeg
 TESTBIN = $(BUILDDIR)/tests
 export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
+export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
 TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
 TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
@@ -71,13 +72,18 @@ check-model: ffmpeg $(TEST_TOOLS)
 	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/golden.sh
 
 check-quality: ffmpeg $(TEST_TOOLS)
+	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/quality/nlmeans_quality.py --ffmpeg $(FFMPEG) \
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/nlmeans_quality.md
 
+SIGMA ?= 20
 demo: ffmpeg $(TEST_TOOLS)
-	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/demo.sh
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/demo.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	    --work $(BUILDDIR)/demo --sigma $(SIGMA) \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 
 # Regenerate the FATE references on the current device and copy them back.
 fate-refs: ffmpeg

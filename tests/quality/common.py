@@ -21,7 +21,9 @@ def log(msg):
 
 def skimage_data_dir(work):
     """Return the scikit-image data folder, downloading Debian's package
-    (apt-get download + dpkg -x, nothing installed) when needed."""
+    (apt-get download + dpkg -x, nothing installed) when needed, into
+    $PHOTO_CACHE if set, else into work."""
+    work = os.environ.get("PHOTO_CACHE", work)
     for base in ("/usr/lib/python3/dist-packages", os.path.join(work, "skimage-pkg", "usr", "lib", "python3", "dist-packages")):
         d = os.path.join(base, "skimage", "data")
         if os.path.exists(os.path.join(d, "camera.png")):
