@@ -40,6 +40,10 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
     AV_PIX_FMT_P210,      AV_PIX_FMT_P216,      AV_PIX_FMT_P410,
     AV_PIX_FMT_P416,
     AV_PIX_FMT_GBRP,      AV_PIX_FMT_GBRP16,
+#ifdef AV_PIX_FMT_YUV444P10MSB
+    AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB,
+    AV_PIX_FMT_GBRP10MSB,    AV_PIX_FMT_GBRP12MSB,
+#endif
     AV_PIX_FMT_NONE,
 };
 

@@ -41,6 +41,7 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p16,nlmeans_gpu,64:48,yuv420p,y
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p16,nlmeans_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p10msb,nlmeans_gpu,64:48,yuv444p,yuv444p10msble,sigma=20,2))
 
 # odd and tiny sizes
 # a 1x1 frame has a single 1x1 patch: the output must be the input, exactly
