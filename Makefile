@@ -27,7 +27,7 @@ TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
 TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors demo fate-refs clean distclean
+        check-quality check-errors check-doc demo fate-refs clean distclean
 
 all: ffmpeg
 
@@ -58,6 +58,7 @@ check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
 	$(MAKE) check-fate
 	$(MAKE) check-errors
+	$(MAKE) check-doc
 	$(MAKE) check-model
 	$(MAKE) check-quality
 	@echo "make check: all tests passed"
@@ -67,6 +68,9 @@ check-fate: ffmpeg
 
 check-errors: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
+
+check-doc: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 
 check-model: ffmpeg $(TEST_TOOLS)
 	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/golden.sh
