@@ -73,7 +73,9 @@ check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 
 check-model: ffmpeg $(TEST_TOOLS)
-	FFMPEG=$(FFMPEG) TESTBIN=$(TESTBIN) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/golden.sh
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	    --work $(BUILDDIR)/golden $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 
 check-quality: ffmpeg $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)

@@ -39,21 +39,28 @@ static float denoise_pick_channel(float4 v, int channel)
     return channel == 0 ? v.x : channel == 1 ? v.y : channel == 2 ? v.z : v.w;
 }
 
-/* Copy one channel of an image plane into a float plane in the 8-bit scale. */
+/*
+ * Copy one channel of an image plane into a float plane in the 8-bit scale.
+ * 'container' is the largest value of a sample's storage unit (255 or
+ * 65535). The stored integer is recovered first, since devices convert
+ * normalised samples to float in different ways (v / 255 or v * (1 / 255)),
+ * so that every device and the golden model see the same values.
+ */
 __kernel void denoise_load_plane(__read_only image2d_t src,
                                  int channel,
                                  __global float *dst,
                                  int width,
-                                 int height)
+                                 int height,
+                                 float container)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
-    float4 v;
+    float v;
 
     if (x >= width || y >= height)
         return;
-    v = read_imagef(src, denoise_sampler, (int2)(x, y));
-    dst[y * width + x] = denoise_pick_channel(v, channel) * 255.0f;
+    v = denoise_pick_channel(read_imagef(src, denoise_sampler, (int2)(x, y)), channel);
+    dst[y * width + x] = rint(v * container) * (255.0f / container);
 }
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.

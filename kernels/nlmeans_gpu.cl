@@ -107,9 +107,12 @@ __kernel void nlmeans_search(__global const float *frames,
                 if (ssd < dist[NB - 1]) {
                     float cd = ssd;
                     uint  cp = cpos;
+                    int shifting = 0;
 #pragma unroll
                     for (k = 0; k < NB; k++) {
-                        if (cd < dist[k]) {
+                        /* once inserted, the rest moves down one place */
+                        if (shifting || cd < dist[k]) {
+                            shifting = 1;
                             float td = dist[k];
                             uint  tp = pos[k];
                             dist[k] = cd;

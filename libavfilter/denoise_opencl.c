@@ -264,6 +264,7 @@ int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_SET_KERNEL_ARG(dn->kernel_load, 2, cl_mem, &dst);
     CL_SET_KERNEL_ARG(dn->kernel_load, 3, cl_int, &comp->width);
     CL_SET_KERNEL_ARG(dn->kernel_load, 4, cl_int, &comp->height);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 5, cl_float, &layout->container);
     return ff_denoise_opencl_run(avctx, dn, dn->kernel_load,
                                  comp->width, comp->height, 0);
 fail:

@@ -58,10 +58,7 @@ static void usage(void)
         "  -n N       number of most similar patches          (16)\n"
         "  -flat F    flat threshold in sigma^2 units, 0: off (1.05)\n"
         "  -frames L  comma-separated frame stack searched for neighbours\n"
-        "  -ref K     index of the frame to denoise in -frames (middle)\n"
-        "  -unorm M   conversion of the samples to the 8-bit scale:\n"
-        "             div: v / maxval * 255 in float, exact for 8 bits (default)\n"
-        "             mul: v * (1 / maxval) * 255 in float, as PoCL reads images\n");
+        "  -ref K     index of the frame to denoise in -frames (middle)\n");
     exit(2);
 }
 
@@ -185,15 +182,12 @@ static int write_pgm(const char *name, const Image *img)
 }
 
 /*
- * Sample to the 8-bit scale, as denoise_load_plane() does: read_imagef()
- * of a unorm image, times 255.
+ * Sample to the 8-bit scale, as denoise_load_plane() does: the stored
+ * integer times 255 / maxval, in float (exactly v for 8-bit samples).
  */
-static float to_8bit_scale(unsigned v, int maxval, int unorm_mul)
+static float to_8bit_scale(unsigned v, int maxval)
 {
-    float norm = unorm_mul ? (float)v * (1.0f / (float)maxval)
-                           : (float)v / (float)maxval;
-
-    return norm * 255.0f;
+    return (float)v * (255.0f / (float)maxval);
 }
 
 /*
@@ -241,7 +235,7 @@ int main(int argc, char **argv)
     char *frame_list = NULL;
     char *names[MAX_FRAMES];
     Image frames_img[MAX_FRAMES], out;
-    int nb_pos = 0, nb_frames = 0, ref = -1, unorm_mul = 0;
+    int nb_pos = 0, nb_frames = 0, ref = -1;
     float *frames, *dst;
     size_t n, i;
     int a, t;
@@ -276,15 +270,7 @@ int main(int argc, char **argv)
             frame_list = argv[++a];
         else if (!strcmp(opt, "-ref"))
             ref = parse_int(opt, argv[++a], 0, MAX_FRAMES - 1);
-        else if (!strcmp(opt, "-unorm")) {
-            a++;
-            if (!strcmp(argv[a], "mul"))
-                unorm_mul = 1;
-            else if (!strcmp(argv[a], "div"))
-                unorm_mul = 0;
-            else
-                usage();
-        } else
+        else
             usage();
     }
     if (par.step > par.patch) {
@@ -347,7 +333,7 @@ int main(int argc, char **argv)
     for (t = 0; t < nb_frames; t++)
         for (i = 0; i < n; i++)
             frames[t * n + i] = to_8bit_scale(frames_img[t].data[i],
-                                              out.maxval, unorm_mul);
+                                              out.maxval);
 
     nlmeans_model_plane(frames, nb_frames, ref, out.width, out.height, &par, dst);
 

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""nlmeans_gpu on the OpenCL device against the plain C golden model
+(tests/model/), on noisy crops of a natural photograph of several sizes, odd
+and tiny ones included, 8 and 16 bits, and several option sets.
+
+Tolerance, and why: the model computes the patch distances, the neighbour
+ranking and the weights in float exactly as the kernel does (same order of
+operations, no contraction), then estimates and aggregates in double, where
+the kernel sums in float in another order. The two results differ by a few
+float roundings (relative 1e-6), so after quantisation a sample differs only
+when its value lies within that distance of a rounding boundary:
+  - 8 bits: at most 1 step, on at most 0.5 % of the samples;
+  - 16 bits: at most 2 steps (2/65535 of the range, 0.008 on the 8-bit scale).
+A different neighbour set, weight or aggregation rule moves samples by many
+steps and fails.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
+from common import FFmpeg, skimage_data_dir  # noqa: E402
+
+CASES = [
+    # (width, height, bits, filter options)
+    (1, 1, 8, "sigma=20"),
+    (7, 5, 8, "sigma=20"),
+    (17, 9, 8, "sigma=20"),
+    (33, 65, 8, "sigma=20"),
+    (97, 61, 8, "sigma=20"),
+    (160, 120, 8, "sigma=20"),
+    (97, 61, 8, "sigma=20:p=5:step=1"),
+    (64, 48, 8, "sigma=10:p=5:step=1:r=11"),
+    (64, 48, 8, "sigma=40:p=8:step=2"),
+    (33, 65, 8, "sigma=20:p=1:step=1"),
+    (64, 48, 8, "sigma=20:n=1"),
+    (64, 48, 8, "sigma=20:n=32"),
+    (64, 48, 8, "sigma=20:flat=0"),
+    (64, 48, 8, "sigma=20:flat=3"),
+    (64, 48, 8, "sigma=20:h=35"),
+    (64, 48, 8, "sigma=0"),
+    (64, 48, 8, "sigma=20:r=1"),
+    (64, 48, 8, "sigma=20:p=32:step=32"),
+    (33, 65, 16, "sigma=20"),
+    (97, 61, 16, "sigma=20:p=5:step=1"),
+    (64, 48, 16, "sigma=20:p=1:step=1"),
+    (64, 48, 16, "sigma=20:n=32:flat=0"),
+]
+
+
+def model_args(opts):
+    args = []
+    for kv in opts.split(":"):
+        k, v = kv.split("=")
+        args += ["-" + k, v]
+    return args
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ffmpeg", required=True)
+    ap.add_argument("--tools", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--device", default=None)
+    args = ap.parse_args()
+
+    os.makedirs(args.work, exist_ok=True)
+    ff = FFmpeg(args.ffmpeg, args.device)
+    camera = os.path.join(skimage_data_dir(args.work), "camera.png")
+    failed = 0
+    for i, (w, h, bits, opts) in enumerate(CASES):
+        fmt = "gray" if bits == 8 else "gray16le"
+        clean = os.path.join(args.work, "clean-%dx%d-%d.pgm" % (w, h, bits))
+        noisy = os.path.join(args.work, "noisy-%dx%d-%d.pgm" % (w, h, bits))
+        gpu = os.path.join(args.work, "gpu-%d.pgm" % i)
+        ref = os.path.join(args.work, "model-%d.pgm" % i)
+        ff.run(["-i", camera, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, fmt.replace("le", "be")),
+                "-frames:v", "1", "-update", "1", "-y", clean])
+        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
+                        clean, noisy], check=True)
+        ff.run(ff.hw_args() + ["-i", noisy, "-vf",
+                               "format=%s,hwupload,nlmeans_gpu=%s,hwdownload,format=%s" % (fmt, opts, fmt),
+                               "-update", "1", "-y", gpu])
+        subprocess.run([os.path.join(args.tools, "nlmeans_ref")] + model_args(opts) + [noisy, ref],
+                       check=True)
+        p = subprocess.run([os.path.join(args.tools, "cmpimg"), gpu, ref],
+                           stdout=subprocess.PIPE, check=True)
+        line = p.stdout.decode().strip()
+        fields = dict(kv.split("=", 1) for kv in line.split())
+        maxdiff = int(fields["maxdiff"])
+        ndiff, total = (int(x) for x in fields["differing"].split("/"))
+        if bits == 8:
+            ok = maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
+        else:
+            ok = maxdiff <= 2
+        failed += not ok
+        print("%s %3dx%-3d %2d-bit %-28s %s" % ("ok  " if ok else "FAIL", w, h, bits, opts, line))
+    print("golden model: %d cases, %d failed" % (len(CASES), failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
