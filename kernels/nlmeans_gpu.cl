@@ -19,8 +19,9 @@
  */
 
 /*
- * Compile-time constant (prepended by the host):
+ * Compile-time constants (prepended by the host):
  *   NB_NEIGHBORS  number of most similar patches kept per reference patch
+ *   NLMEANS_TILE  side of the square work-group of nlmeans_search_tiled
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left
  * sample. Reference patches lie on a grid of step 'step' whose last row and
@@ -36,102 +37,79 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
-#define NB NB_NEIGHBORS
+#define NB   NB_NEIGHBORS
+#define TILE NLMEANS_TILE
 
 static int nlmeans_grid_pos(int g, int step, int size, int patch)
 {
     return min(g * step, size - patch);
 }
 
-__kernel void nlmeans_search(__global const float *frames,
-                             int width,
-                             int height,
-                             int nb_frames,
-                             int ref_frame,
-                             int patch,
-                             int step,
-                             int radius,
-                             int nx,
-                             int ny,
-                             float bias,
-                             float inv_h2,
-                             float flat_threshold,
-                             __global uint *positions,
-                             __global float *weights,
-                             __global float *flat_means)
+/*
+ * Patch distances are sums of squared differences grouped the same way by
+ * every kernel (and the golden model), so that they are bit-identical: in
+ * each row, sums of 'block' consecutive squares, these summed along the row,
+ * then the rows summed from top to bottom. 'block' divides the patch size
+ * and the step.
+ */
+static float nlmeans_distance(__global const float *a, __global const float *b,
+                              int width, int patch, int block, float limit)
 {
-    int gx = get_global_id(0);
-    int gy = get_global_id(1);
-    int x0, y0, xs, xe, ys, ye, t, cx, cy, i, j, k, r, count;
-    uint plane_size = (uint)width * height;
-    uint ref_pos;
-    __global const float *ref;
-    float dist[NB];
-    uint pos[NB];
-    float w[NB];
-    float wsum, inv_area;
+    float ssd = 0.0f;
 
-    if (gx >= nx || gy >= ny)
-        return;
-
-    x0 = nlmeans_grid_pos(gx, step, width, patch);
-    y0 = nlmeans_grid_pos(gy, step, height, patch);
-    ref_pos = ref_frame * plane_size + y0 * width + x0;
-    ref = frames + ref_pos;
-    xs = max(0, x0 - radius);
-    xe = min(width - patch, x0 + radius);
-    ys = max(0, y0 - radius);
-    ye = min(height - patch, y0 + radius);
-
-    for (k = 0; k < NB; k++) {
-        dist[k] = INFINITY;
-        pos[k]  = ref_pos;
-    }
-
-    /* Keep the NB smallest distances, sorted; an equal distance found later
-     * goes after the earlier one. Rows stop once the distance can no longer
-     * enter the table. */
-    for (t = 0; t < nb_frames; t++) {
-        for (cy = ys; cy <= ye; cy++) {
-            for (cx = xs; cx <= xe; cx++) {
-                uint cpos = t * plane_size + cy * width + cx;
-                __global const float *cand = frames + cpos;
-                float ssd = 0.0f;
-
-                for (j = 0; j < patch && ssd < dist[NB - 1]; j++) {
-                    for (i = 0; i < patch; i++) {
-                        float d = ref[j * width + i] - cand[j * width + i];
-                        ssd += d * d;
-                    }
-                }
-                if (ssd < dist[NB - 1]) {
-                    float cd = ssd;
-                    uint  cp = cpos;
-                    int shifting = 0;
-#pragma unroll
-                    for (k = 0; k < NB; k++) {
-                        /* once inserted, the rest moves down one place */
-                        if (shifting || cd < dist[k]) {
-                            shifting = 1;
-                            float td = dist[k];
-                            uint  tp = pos[k];
-                            dist[k] = cd;
-                            pos[k]  = cp;
-                            cd = td;
-                            cp = tp;
-                        }
-                    }
-                }
+    for (int j = 0; j < patch && ssd < limit; j++) {
+        float row = 0.0f;
+        for (int k = 0; k < patch; k += block) {
+            float sum = 0.0f;
+            for (int i = k; i < k + block; i++) {
+                float d = a[j * width + i] - b[j * width + i];
+                sum += d * d;
             }
+            row += sum;
+        }
+        ssd += row;
+    }
+    return ssd;
+}
+
+/* Insert into the sorted table of the NB best candidates; a candidate goes
+ * after the entries of equal distance, found earlier in the scan. */
+static void nlmeans_insert(float *dist, uint *pos, float d, uint p)
+{
+    int shifting = 0;
+
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        /* once inserted, the rest moves down one place */
+        if (shifting || d < dist[k]) {
+            float td = dist[k];
+            uint  tp = pos[k];
+            dist[k]  = d;
+            pos[k]   = p;
+            d = td;
+            p = tp;
+            shifting = 1;
         }
     }
+}
 
-    /* Weights exp(-(d^2 - 2 sigma^2)+ / h^2), d^2 per sample. */
-    inv_area = 1.0f / (float)(patch * patch);
-    wsum  = 0.0f;
-    count = 0;
+/* Weights and flat test of the group of reference patch r, into the tables. */
+static void nlmeans_store_group(__global const float *frames, int width,
+                                int patch, const float *dist, const uint *pos,
+                                int r, float bias, float inv_h2,
+                                float flat_threshold,
+                                __global uint *positions,
+                                __global float *weights,
+                                __global float *flat_means)
+{
+    float inv_area = 1.0f / (float)(patch * patch);
+    float w[NB];
+    float wsum = 0.0f;
+    int count = 0;
+
+    /* exp(-(d^2 - 2 sigma^2)+ / h^2), d^2 per sample */
 #pragma unroll
-    for (k = 0; k < NB; k++) {
+    for (int k = 0; k < NB; k++) {
         float excess = dist[k] * inv_area - bias;
 
         if (dist[k] == INFINITY)
@@ -141,28 +119,26 @@ __kernel void nlmeans_search(__global const float *frames,
         wsum  += w[k];
         count += dist[k] != INFINITY;
     }
-
-    r = gy * nx + gx;
 #pragma unroll
-    for (k = 0; k < NB; k++) {
+    for (int k = 0; k < NB; k++) {
         positions[r * NB + k] = pos[k];
         weights[r * NB + k]   = w[k] / wsum;
     }
 
-    /* Flat group: the variance of all its samples is at most beta sigma^2. */
+    /* flat group: the variance of all its samples is at most beta sigma^2 */
     flat_means[r] = -1.0f;
     if (flat_threshold >= 0.0f) {
         float sum = 0.0f, var = 0.0f, mean;
         float n = (float)(count * patch * patch);
 
-        for (k = 0; k < count; k++)
-            for (j = 0; j < patch; j++)
-                for (i = 0; i < patch; i++)
+        for (int k = 0; k < count; k++)
+            for (int j = 0; j < patch; j++)
+                for (int i = 0; i < patch; i++)
                     sum += frames[pos[k] + j * width + i];
         mean = sum / n;
-        for (k = 0; k < count; k++) {
-            for (j = 0; j < patch; j++) {
-                for (i = 0; i < patch; i++) {
+        for (int k = 0; k < count; k++) {
+            for (int j = 0; j < patch; j++) {
+                for (int i = 0; i < patch; i++) {
                     float d = frames[pos[k] + j * width + i] - mean;
                     var += d * d;
                 }
@@ -171,6 +147,186 @@ __kernel void nlmeans_search(__global const float *frames,
         if (var / n <= flat_threshold)
             flat_means[r] = mean;
     }
+}
+
+/*
+ * One work-item per reference patch, reading patches from global memory.
+ * Reference patches with gx < skip_nx and gy < skip_ny are left to
+ * nlmeans_search_tiled.
+ */
+__kernel void nlmeans_search(__global const float *frames,
+                             int width,
+                             int height,
+                             int nb_frames,
+                             int ref_frame,
+                             int patch,
+                             int step,
+                             int block,
+                             int radius,
+                             int nx,
+                             int ny,
+                             int skip_nx,
+                             int skip_ny,
+                             float bias,
+                             float inv_h2,
+                             float flat_threshold,
+                             __global uint *positions,
+                             __global float *weights,
+                             __global float *flat_means)
+{
+    int gx = get_global_id(0);
+    int gy = get_global_id(1);
+    uint plane_size = (uint)width * height;
+    int x0, y0, xs, xe, ys, ye;
+    uint ref_pos;
+    float dist[NB];
+    uint pos[NB];
+
+    if (gx >= nx || gy >= ny || (gx < skip_nx && gy < skip_ny))
+        return;
+
+    x0 = nlmeans_grid_pos(gx, step, width, patch);
+    y0 = nlmeans_grid_pos(gy, step, height, patch);
+    ref_pos = ref_frame * plane_size + y0 * width + x0;
+    xs = max(0, x0 - radius);
+    xe = min(width - patch, x0 + radius);
+    ys = max(0, y0 - radius);
+    ye = min(height - patch, y0 + radius);
+
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        dist[k] = INFINITY;
+        pos[k]  = ref_pos;
+    }
+    for (int t = 0; t < nb_frames; t++) {
+        for (int cy = ys; cy <= ye; cy++) {
+            for (int cx = xs; cx <= xe; cx++) {
+                uint cpos = t * plane_size + cy * width + cx;
+                float d = nlmeans_distance(frames + ref_pos, frames + cpos, width,
+                                           patch, block, dist[NB - 1]);
+                if (d < dist[NB - 1])
+                    nlmeans_insert(dist, pos, d, cpos);
+            }
+        }
+    }
+    nlmeans_store_group(frames, width, patch, dist, pos, gy * nx + gx, bias,
+                        inv_h2, flat_threshold, positions, weights, flat_means);
+}
+
+/*
+ * TILE x TILE reference patches of the regular grid (x = gx * step) per
+ * work-group. For each offset of the search window the work-group computes
+ * the squared differences of its whole region once, as sums of 'block'
+ * samples, then sums of those along the rows of each patch, then each
+ * work-item adds the rows of its patch: patches that overlap share the
+ * work (with 8x8 patches and step 4, each 4x4 block serves four patches).
+ *
+ * Local memory, in floats: ref_tile rw * rh, block_sums (rw / block) * rh,
+ * row_sums TILE * rh, with rw = (TILE - 1) * step + patch, rh likewise.
+ */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void nlmeans_search_tiled(__global const float *frames,
+                          int width,
+                          int height,
+                          int nb_frames,
+                          int ref_frame,
+                          int patch,
+                          int step,
+                          int block,
+                          int radius,
+                          int nx,
+                          int ny,
+                          int regular_nx,
+                          int regular_ny,
+                          float bias,
+                          float inv_h2,
+                          float flat_threshold,
+                          __global uint *positions,
+                          __global float *weights,
+                          __global float *flat_means,
+                          __local float *ref_tile,
+                          __local float *block_sums,
+                          __local float *row_sums)
+{
+    int lx  = get_local_id(0);
+    int ly  = get_local_id(1);
+    int lid = ly * TILE + lx;
+    int gx  = get_group_id(0) * TILE + lx;
+    int gy  = get_group_id(1) * TILE + ly;
+    int x_base = get_group_id(0) * TILE * step;
+    int y_base = get_group_id(1) * TILE * step;
+    int rw  = (TILE - 1) * step + patch;
+    int rh  = (TILE - 1) * step + patch;
+    int nbx = rw / block;
+    int blocks_per_step  = step / block;
+    int blocks_per_patch = patch / block;
+    int active = gx < regular_nx && gy < regular_ny;
+    int x0 = gx * step, y0 = gy * step;
+    uint plane_size = (uint)width * height;
+    __global const float *ref_plane = frames + ref_frame * plane_size;
+    float dist[NB];
+    uint pos[NB];
+
+    for (int idx = lid; idx < rw * rh; idx += TILE * TILE) {
+        int px = min(x_base + idx % rw, width - 1);
+        int py = min(y_base + idx / rw, height - 1);
+        ref_tile[idx] = ref_plane[py * width + px];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        dist[k] = INFINITY;
+        pos[k]  = ref_frame * plane_size + y0 * width + x0;
+    }
+
+    for (int t = 0; t < nb_frames; t++) {
+        __global const float *plane = frames + t * plane_size;
+
+        for (int dy = -radius; dy <= radius; dy++) {
+            for (int dx = -radius; dx <= radius; dx++) {
+                int cx = x0 + dx, cy = y0 + dy;
+
+                for (int idx = lid; idx < nbx * rh; idx += TILE * TILE) {
+                    int bx = idx % nbx, ry = idx / nbx;
+                    int py = clamp(y_base + ry + dy, 0, height - 1);
+                    float sum = 0.0f;
+
+                    for (int i = bx * block; i < bx * block + block; i++) {
+                        int px  = clamp(x_base + i + dx, 0, width - 1);
+                        float d = ref_tile[ry * rw + i] - plane[py * width + px];
+                        sum += d * d;
+                    }
+                    block_sums[idx] = sum;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+
+                for (int idx = lid; idx < TILE * rh; idx += TILE * TILE) {
+                    int c = idx % TILE, ry = idx / TILE;
+                    float row = 0.0f;
+
+                    for (int k = 0; k < blocks_per_patch; k++)
+                        row += block_sums[ry * nbx + c * blocks_per_step + k];
+                    row_sums[idx] = row;
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+
+                if (active && cx >= 0 && cy >= 0 &&
+                    cx <= width - patch && cy <= height - patch) {
+                    float ssd = 0.0f;
+
+                    for (int j = 0; j < patch; j++)
+                        ssd += row_sums[(ly * step + j) * TILE + lx];
+                    if (ssd < dist[NB - 1])
+                        nlmeans_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                }
+            }
+        }
+    }
+
+    if (active)
+        nlmeans_store_group(frames, width, patch, dist, pos, gy * nx + gx, bias,
+                            inv_h2, flat_threshold, positions, weights, flat_means);
 }
 
 /*

@@ -194,11 +194,34 @@ cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
     return mem;
 }
 
+size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_ulong size = 0;
+
+    if (clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_LOCAL_MEM_SIZE,
+                        sizeof(size), &size, NULL) != CL_SUCCESS)
+        return 0;
+    return size;
+}
+
+size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    size_t size = 0;
+
+    if (clGetKernelWorkGroupInfo(kernel, ocf->hwctx->device_id,
+                                 CL_KERNEL_WORK_GROUP_SIZE, sizeof(size),
+                                 &size, NULL) != CL_SUCCESS)
+        return 0;
+    return size;
+}
+
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           cl_kernel kernel, size_t width, size_t height,
-                          int stage)
+                          size_t local_w, size_t local_h, int stage)
 {
-    size_t local[2]  = { 16, 8 };
+    size_t local[2]  = { local_w ? local_w : 16, local_h ? local_h : 8 };
     size_t global[2] = { FFALIGN(width, local[0]), FFALIGN(height, local[1]) };
     cl_event event = NULL;
     cl_int cle;
@@ -266,7 +289,7 @@ int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_SET_KERNEL_ARG(dn->kernel_load, 4, cl_int, &comp->height);
     CL_SET_KERNEL_ARG(dn->kernel_load, 5, cl_float, &layout->container);
     return ff_denoise_opencl_run(avctx, dn, dn->kernel_load,
-                                 comp->width, comp->height, 0);
+                                 comp->width, comp->height, 0, 0, 0);
 fail:
     return err;
 }
@@ -332,7 +355,7 @@ int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         CL_SET_KERNEL_ARG(dn->kernel_store, 8, cl_int, &layout->shift);
         err = ff_denoise_opencl_run(avctx, dn, dn->kernel_store,
                                     layout->plane_width[p],
-                                    layout->plane_height[p], 0);
+                                    layout->plane_height[p], 0, 0, 0);
         if (err < 0)
             return err;
     }

@@ -116,12 +116,19 @@ int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
                                  const AVFrame *in);
 
 /**
- * Enqueue a kernel over a 2-D range rounded up to the work-group size, and
+ * Enqueue a kernel over a 2-D range of at least width x height work-items,
+ * rounded up to the work-group size local_w x local_h (0: a default), and
  * account its time to 'stage' when profiling.
  */
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           cl_kernel kernel, size_t width, size_t height,
-                          int stage);
+                          size_t local_w, size_t local_h, int stage);
+
+/** Local memory size of the device, in bytes. */
+size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx);
+
+/** Largest work-group size the device can run the kernel with. */
+size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel);
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

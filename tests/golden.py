@@ -69,7 +69,7 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     ff = FFmpeg(args.ffmpeg, args.device)
     camera = os.path.join(skimage_data_dir(args.work), "camera.png")
-    failed = 0
+    failed = runs = 0
     for i, (w, h, bits, opts) in enumerate(CASES):
         fmt = "gray" if bits == 8 else "gray16le"
         clean = os.path.join(args.work, "clean-%dx%d-%d.pgm" % (w, h, bits))
@@ -80,24 +80,28 @@ def main():
                 "-frames:v", "1", "-update", "1", "-y", clean])
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
                         clean, noisy], check=True)
-        ff.run(ff.hw_args() + ["-i", noisy, "-vf",
-                               "format=%s,hwupload,nlmeans_gpu=%s,hwdownload,format=%s" % (fmt, opts, fmt),
-                               "-update", "1", "-y", gpu])
         subprocess.run([os.path.join(args.tools, "nlmeans_ref")] + model_args(opts) + [noisy, ref],
                        check=True)
-        p = subprocess.run([os.path.join(args.tools, "cmpimg"), gpu, ref],
-                           stdout=subprocess.PIPE, check=True)
-        line = p.stdout.decode().strip()
-        fields = dict(kv.split("=", 1) for kv in line.split())
-        maxdiff = int(fields["maxdiff"])
-        ndiff, total = (int(x) for x in fields["differing"].split("/"))
-        if bits == 8:
-            ok = maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
-        else:
-            ok = maxdiff <= 2
-        failed += not ok
-        print("%s %3dx%-3d %2d-bit %-28s %s" % ("ok  " if ok else "FAIL", w, h, bits, opts, line))
-    print("golden model: %d cases, %d failed" % (len(CASES), failed))
+        # both search kernels: the per-patch one and the work-group one
+        for search in ("direct", "tiled"):
+            ff.run(ff.hw_args() + ["-i", noisy, "-vf",
+                                   "format=%s,hwupload,nlmeans_gpu=%s:search=%s,hwdownload,format=%s"
+                                   % (fmt, opts, search, fmt), "-update", "1", "-y", gpu])
+            p = subprocess.run([os.path.join(args.tools, "cmpimg"), gpu, ref],
+                               stdout=subprocess.PIPE, check=True)
+            line = p.stdout.decode().strip()
+            fields = dict(kv.split("=", 1) for kv in line.split())
+            maxdiff = int(fields["maxdiff"])
+            ndiff, total = (int(x) for x in fields["differing"].split("/"))
+            if bits == 8:
+                ok = maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
+            else:
+                ok = maxdiff <= 2
+            failed += not ok
+            runs += 1
+            print("%s %3dx%-3d %2d-bit %-28s %-6s %s" % ("ok  " if ok else "FAIL", w, h, bits, opts,
+                                                         search, line))
+    print("golden model: %d runs, %d failed" % (runs, failed))
     sys.exit(1 if failed else 0)
 
 

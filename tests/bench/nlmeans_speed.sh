@@ -33,7 +33,7 @@ calc() { awk "BEGIN { print $* }"; }
 if [ "${QUICK:-0}" = 1 ]; then
     HD=320x180 BIG=640x480 N=10
 else
-    HD=$HD BIG=$BIG N=200
+    HD=1920x1080 BIG=4608x3456 N=200
 fi
 
 # median of numbers on stdin

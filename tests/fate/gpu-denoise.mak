@@ -42,6 +42,8 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p16,nlmeans_gpu,64:48,yuv444p,y
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20,2))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p10msb,nlmeans_gpu,64:48,yuv444p,yuv444p10msble,sigma=20,2))
+# one step of a 10-bit sample is 64 in its 16-bit container
+fate-nlmeans-gpu-yuv444p10msb: FUZZ = 64
 
 # odd and tiny sizes
 # a 1x1 frame has a single 1x1 patch: the output must be the input, exactly
@@ -68,6 +70,12 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat10,nlmeans_gpu,33:65,yuv444p,gray
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes0,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=0,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes1,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=1,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-chroma,nlmeans_gpu,34:66,yuv444p,yuv444p,sigma=20:pc=4:rc=5,1))
+
+# the work-group search kernel (the default on GPUs), with odd sizes where
+# the last row and column of patches fall back to the per-patch kernel
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:search=tiled,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-p5s1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:p=5:step=1:search=tiled,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-yuv420p,nlmeans_gpu,96:72,yuv420p,yuv420p,sigma=20:search=tiled,1))
 
 # timeline and runtime commands
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-enable,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))

@@ -62,6 +62,16 @@ void nlmeans_model_default_params(NLMeansModelParams *par)
     par->flat         = 1.05f;
 }
 
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 static int imin(int a, int b)
 {
     return a < b ? a : b;
@@ -92,17 +102,28 @@ static int grid_pos(int g, int step, int size, int patch)
     return imin(g * step, size - patch);
 }
 
-/* Sum of squared differences of two patches, rows j then columns i. */
-static float patch_distance(const float *a, const float *b, int width, int patch)
+/*
+ * Sum of squared differences of two patches, grouped as the kernels sum it:
+ * for each row, sums of g consecutive squares (g = gcd(patch, step)), these
+ * summed along the row, then the rows summed top to bottom.
+ */
+static float patch_distance(const float *a, const float *b, int width,
+                            int patch, int g)
 {
     float ssd = 0.0f;
-    int i, j;
+    int i, j, k;
 
     for (j = 0; j < patch; j++) {
-        for (i = 0; i < patch; i++) {
-            float d = a[j * width + i] - b[j * width + i];
-            ssd += d * d;
+        float row = 0.0f;
+        for (k = 0; k < patch; k += g) {
+            float block = 0.0f;
+            for (i = k; i < k + g; i++) {
+                float d = a[j * width + i] - b[j * width + i];
+                block += d * d;
+            }
+            row += block;
         }
+        ssd += row;
     }
     return ssd;
 }
@@ -144,6 +165,7 @@ void nlmeans_model_plane(const float *frames, int nb_frames, int ref_frame,
     const float inv_h2 = h > 0 ? 1.0f / (h * h) : INFINITY;
     const float flat_threshold = par->flat > 0 ? par->flat * sigma * sigma : -1.0f;
     const float inv_area = 1.0f / (float)(patch * patch);
+    const int   block  = gcd(patch, step);
     const size_t plane_size = (size_t)width * height;
 
     Neighbor *best = alloc_or_die(nb, sizeof(*best));
@@ -177,7 +199,8 @@ void nlmeans_model_plane(const float *frames, int nb_frames, int ref_frame,
                     for (cx = xs; cx <= xe; cx++) {
                         size_t cpos = t * plane_size + (size_t)cy * width + cx;
                         float dist  = patch_distance(frames + ref_pos,
-                                                     frames + cpos, width, patch);
+                                                     frames + cpos, width, patch,
+                                                     block);
                         keep_best(best, nb, dist, cpos);
                     }
                 }
