@@ -250,7 +250,6 @@ void nlmeans_search_tiled(__global const float *frames,
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
-    int lid = ly * TILE + lx;
     int gx  = get_group_id(0) * TILE + lx;
     int gy  = get_group_id(1) * TILE + ly;
     int x_base = get_group_id(0) * TILE * step;
@@ -267,10 +266,14 @@ void nlmeans_search_tiled(__global const float *frames,
     float dist[NB];
     uint pos[NB];
 
-    for (int idx = lid; idx < rw * rh; idx += TILE * TILE) {
-        int px = min(x_base + idx % rw, width - 1);
-        int py = min(y_base + idx / rw, height - 1);
-        ref_tile[idx] = ref_plane[py * width + px];
+    /* the reference region, stored as [row][i % block][i / block] so that
+     * the work-items of a row read consecutive addresses */
+    for (int ry = ly; ry < rh; ry += TILE) {
+        int py = min(y_base + ry, height - 1);
+        for (int rx = lx; rx < rw; rx += TILE) {
+            int px = min(x_base + rx, width - 1);
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+        }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -287,30 +290,36 @@ void nlmeans_search_tiled(__global const float *frames,
             for (int dx = -radius; dx <= radius; dx++) {
                 int cx = x0 + dx, cy = y0 + dy;
 
-                for (int idx = lid; idx < nbx * rh; idx += TILE * TILE) {
-                    int bx = idx % nbx, ry = idx / nbx;
-                    int py = clamp(y_base + ry + dy, 0, height - 1);
-                    float sum = 0.0f;
+                /* sums of 'block' squared differences, for the whole region */
+                for (int ry = ly; ry < rh; ry += TILE) {
+                    __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+                    __local const float *ref_row = ref_tile + ry * rw;
 
-                    for (int i = bx * block; i < bx * block + block; i++) {
-                        int px  = clamp(x_base + i + dx, 0, width - 1);
-                        float d = ref_tile[ry * rw + i] - plane[py * width + px];
-                        sum += d * d;
+                    for (int bx = lx; bx < nbx; bx += TILE) {
+                        float sum = 0.0f;
+
+                        for (int i = 0; i < block; i++) {
+                            int px  = clamp(x_base + bx * block + i + dx, 0, width - 1);
+                            float d = ref_row[i * nbx + bx] - row[px];
+                            sum += d * d;
+                        }
+                        block_sums[ry * nbx + bx] = sum;
                     }
-                    block_sums[idx] = sum;
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
 
-                for (int idx = lid; idx < TILE * rh; idx += TILE * TILE) {
-                    int c = idx % TILE, ry = idx / TILE;
+                /* along the rows of each patch column */
+                for (int ry = ly; ry < rh; ry += TILE) {
+                    __local const float *b = block_sums + ry * nbx + lx * blocks_per_step;
                     float row = 0.0f;
 
                     for (int k = 0; k < blocks_per_patch; k++)
-                        row += block_sums[ry * nbx + c * blocks_per_step + k];
-                    row_sums[idx] = row;
+                        row += b[k];
+                    row_sums[ry * TILE + lx] = row;
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
 
+                /* down the rows of each patch */
                 if (active && cx >= 0 && cy >= 0 &&
                     cx <= width - patch && cy <= height - patch) {
                     float ssd = 0.0f;
