@@ -266,6 +266,11 @@ void nlmeans_search_tiled(__global const float *frames,
     float dist[NB];
     uint pos[NB];
 
+    int first_bx  = (ly * TILE + lx) % nbx;
+    int first_ry  = (ly * TILE + lx) / nbx;
+    int stride_bx = (TILE * TILE) % nbx;
+    int stride_ry = (TILE * TILE) / nbx;
+
     /* the reference region, stored as [row][i % block][i / block] so that
      * the work-items of a row read consecutive addresses */
     for (int ry = ly; ry < rh; ry += TILE) {
@@ -290,20 +295,26 @@ void nlmeans_search_tiled(__global const float *frames,
             for (int dx = -radius; dx <= radius; dx++) {
                 int cx = x0 + dx, cy = y0 + dy;
 
-                /* sums of 'block' squared differences, for the whole region */
-                for (int ry = ly; ry < rh; ry += TILE) {
+                /* sums of 'block' squared differences, for the whole region:
+                 * the work-group's items bx + ry * nbx, spread over all its
+                 * work-items, stepping without divisions */
+                for (int bx = first_bx, ry = first_ry; ry < rh;) {
                     __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
                     __local const float *ref_row = ref_tile + ry * rw;
+                    float sum = 0.0f;
 
-                    for (int bx = lx; bx < nbx; bx += TILE) {
-                        float sum = 0.0f;
+                    for (int i = 0; i < block; i++) {
+                        int px  = clamp(x_base + bx * block + i + dx, 0, width - 1);
+                        float d = ref_row[i * nbx + bx] - row[px];
+                        sum += d * d;
+                    }
+                    block_sums[ry * nbx + bx] = sum;
 
-                        for (int i = 0; i < block; i++) {
-                            int px  = clamp(x_base + bx * block + i + dx, 0, width - 1);
-                            float d = ref_row[i * nbx + bx] - row[px];
-                            sum += d * d;
-                        }
-                        block_sums[ry * nbx + bx] = sum;
+                    bx += stride_bx;
+                    ry += stride_ry;
+                    if (bx >= nbx) {
+                        bx -= nbx;
+                        ry++;
                     }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
