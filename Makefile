@@ -27,7 +27,7 @@ TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
 TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc demo fate-refs clean distclean
+        check-quality check-errors check-doc demo bench-nlmeans-speed fate-refs clean distclean
 
 all: ffmpeg
 
@@ -90,6 +90,10 @@ demo: ffmpeg $(TEST_TOOLS)
 	$(PYTHON) tests/demo.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
 	    --work $(BUILDDIR)/demo --sigma $(SIGMA) \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
+
+# Speed of nlmeans_gpu and nlmeans_opencl (see doc/benchmarks.md)
+bench-nlmeans-speed: ffmpeg
+	FFMPEG=$(FFMPEG) DEVICE=$(OPENCL_DEVICE) OUT=$(BUILDDIR)/bench tests/bench/nlmeans_speed.sh
 
 # Regenerate the FATE references on the current device and copy them back.
 fate-refs: ffmpeg

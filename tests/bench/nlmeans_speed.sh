@@ -97,8 +97,6 @@ kernel_time default-1080-yuv420p $HD yuv420p 20 "sigma=20"
 
 ms=$(per_frame $HD yuv420p 11 "hwupload,nlmeans_opencl,hwdownload,format=yuv420p")
 printf "| nlmeans_opencl defaults (wall clock, difference method) | $HD yuv420p | %.1f ms |\n" "$ms" >> "$TABLE"
-ms=$(per_frame $HD yuv420p 11 "hwupload,nlmeans_gpu=sigma=20,hwdownload,format=yuv420p")
-printf "| nlmeans_gpu sigma=20 (wall clock, difference method) | $HD yuv420p | %.1f ms |\n" "$ms" >> "$TABLE"
 
 # nlmeans_opencl on a large frame: does its 32-bit integral image overflow?
 $FF $HW -f lavfi -i "$(src $BIG yuv420p)" -frames:v 1 \
