@@ -22,6 +22,7 @@
  * Compile-time constants (prepended by the host):
  *   NB_NEIGHBORS  number of most similar patches kept per reference patch
  *   NLMEANS_TILE  side of the square work-group of nlmeans_search_tiled
+ *   NLMEANS_UNROLL offsets of the search window per pass of that kernel
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left
  * sample. Reference patches lie on a grid of step 'step' whose last row and
@@ -39,6 +40,7 @@
 
 #define NB   NB_NEIGHBORS
 #define TILE NLMEANS_TILE
+#define UNROLL NLMEANS_UNROLL
 
 static int nlmeans_grid_pos(int g, int step, int size, int patch)
 {
@@ -215,14 +217,15 @@ __kernel void nlmeans_search(__global const float *frames,
 
 /*
  * TILE x TILE reference patches of the regular grid (x = gx * step) per
- * work-group. For each offset of the search window the work-group computes
- * the squared differences of its whole region once, as sums of 'block'
- * samples, then sums of those along the rows of each patch, then each
- * work-item adds the rows of its patch: patches that overlap share the
- * work (with 8x8 patches and step 4, each 4x4 block serves four patches).
+ * work-group. For UNROLL offsets of the search window at a time, the
+ * work-group computes the squared differences of its whole region once, as
+ * sums of 'block' samples shared by every patch that contains them (with
+ * 8x8 patches and step 4, each 4x4 block serves four patches); then each
+ * work-item adds up the blocks of its patch, row by row.
  *
- * Local memory, in floats: ref_tile rw * rh, block_sums (rw / block) * rh,
- * row_sums TILE * rh, with rw = (TILE - 1) * step + patch, rh likewise.
+ * Local memory, in floats: ref_tile rw * rh, then block_sums
+ * UNROLL * (rw / block) * rh, with rw = (TILE - 1) * step + patch and rh
+ * likewise.
  */
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void nlmeans_search_tiled(__global const float *frames,
@@ -245,8 +248,7 @@ void nlmeans_search_tiled(__global const float *frames,
                           __global float *weights,
                           __global float *flat_means,
                           __local float *ref_tile,
-                          __local float *block_sums,
-                          __local float *row_sums)
+                          __local float *block_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -263,16 +265,15 @@ void nlmeans_search_tiled(__global const float *frames,
     int x0 = gx * step, y0 = gy * step;
     uint plane_size = (uint)width * height;
     __global const float *ref_plane = frames + ref_frame * plane_size;
-    float dist[NB];
-    uint pos[NB];
-
     int first_bx  = (ly * TILE + lx) % nbx;
     int first_ry  = (ly * TILE + lx) / nbx;
     int stride_bx = (TILE * TILE) % nbx;
     int stride_ry = (TILE * TILE) / nbx;
+    float dist[NB];
+    uint pos[NB];
 
     /* the reference region, stored as [row][i % block][i / block] so that
-     * the work-items of a row read consecutive addresses */
+     * neighbouring work-items read neighbouring addresses */
     for (int ry = ly; ry < rh; ry += TILE) {
         int py = min(y_base + ry, height - 1);
         for (int rx = lx; rx < rw; rx += TILE) {
@@ -292,23 +293,29 @@ void nlmeans_search_tiled(__global const float *frames,
         __global const float *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx = -radius; dx <= radius; dx++) {
-                int cx = x0 + dx, cy = y0 + dy;
-
-                /* sums of 'block' squared differences, for the whole region:
-                 * the work-group's items bx + ry * nbx, spread over all its
-                 * work-items, stepping without divisions */
+            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
+                /* block sums of the region for offsets dx0 .. dx0 + UNROLL - 1,
+                 * the work-group's items spread over all its work-items */
                 for (int bx = first_bx, ry = first_ry; ry < rh;) {
                     __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
                     __local const float *ref_row = ref_tile + ry * rw;
-                    float sum = 0.0f;
+                    float sum[UNROLL];
 
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        sum[u] = 0.0f;
                     for (int i = 0; i < block; i++) {
-                        int px  = clamp(x_base + bx * block + i + dx, 0, width - 1);
-                        float d = ref_row[i * nbx + bx] - row[px];
-                        sum += d * d;
+                        float r = ref_row[i * nbx + bx];
+                        int px  = x_base + bx * block + i + dx0;
+#pragma unroll
+                        for (int u = 0; u < UNROLL; u++) {
+                            float d = r - row[clamp(px + u, 0, width - 1)];
+                            sum[u] += d * d;
+                        }
                     }
-                    block_sums[ry * nbx + bx] = sum;
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        block_sums[(u * rh + ry) * nbx + bx] = sum[u];
 
                     bx += stride_bx;
                     ry += stride_ry;
@@ -319,27 +326,26 @@ void nlmeans_search_tiled(__global const float *frames,
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
 
-                /* along the rows of each patch column */
-                for (int ry = ly; ry < rh; ry += TILE) {
-                    __local const float *b = block_sums + ry * nbx + lx * blocks_per_step;
-                    float row = 0.0f;
-
-                    for (int k = 0; k < blocks_per_patch; k++)
-                        row += b[k];
-                    row_sums[ry * TILE + lx] = row;
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-
-                /* down the rows of each patch */
-                if (active && cx >= 0 && cy >= 0 &&
-                    cx <= width - patch && cy <= height - patch) {
+                /* each patch: its blocks along each row, then the rows */
+                for (int u = 0; u < UNROLL && active; u++) {
+                    int cx = x0 + dx0 + u, cy = y0 + dy;
+                    __local const float *b = block_sums + (u * rh + ly * step) * nbx +
+                                             lx * blocks_per_step;
                     float ssd = 0.0f;
 
-                    for (int j = 0; j < patch; j++)
-                        ssd += row_sums[(ly * step + j) * TILE + lx];
+                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
+                        cx > width - patch || cy > height - patch)
+                        continue;
+                    for (int j = 0; j < patch; j++) {
+                        float row = 0.0f;
+                        for (int k = 0; k < blocks_per_patch; k++)
+                            row += b[j * nbx + k];
+                        ssd += row;
+                    }
                     if (ssd < dist[NB - 1])
                         nlmeans_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
                 }
+                barrier(CLK_LOCAL_MEM_FENCE);
             }
         }
     }

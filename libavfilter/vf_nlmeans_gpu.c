@@ -50,7 +50,8 @@ enum NLMeansStage {
     STAGE_AGGREGATE,
 };
 
-#define TILE 16
+#define TILE   16
+#define UNROLL 4
 
 typedef struct NLMeansPlaneParams {
     int patch;
@@ -61,7 +62,7 @@ typedef struct NLMeansPlaneParams {
     int regular_nx;     ///< reference patches on the regular grid x = gx * step
     int regular_ny;
     int tiled;          ///< use nlmeans_search_tiled for the regular grid
-    size_t tile_local[3]; ///< its local buffers, in bytes
+    size_t tile_local[2]; ///< its local buffers, in bytes
 } NLMeansPlaneParams;
 
 typedef struct NLMeansGPUContext {
@@ -125,10 +126,9 @@ static void choose_search_kernel(AVFilterContext *avctx, NLMeansPlaneParams *pp)
     int fits;
 
     pp->tile_local[0] = region * region * sizeof(cl_float);
-    pp->tile_local[1] = region / pp->block * region * sizeof(cl_float);
-    pp->tile_local[2] = TILE * region * sizeof(cl_float);
+    pp->tile_local[1] = UNROLL * (region / pp->block) * region * sizeof(cl_float);
     fits = max_wg >= TILE * TILE &&
-           pp->tile_local[0] + pp->tile_local[1] + pp->tile_local[2] + 1024 <= local_mem;
+           pp->tile_local[0] + pp->tile_local[1] + 1024 <= local_mem;
     /* On CPUs local memory is ordinary memory and barriers are costly: the
      * per-patch search is faster there. */
     clGetDeviceInfo(s->ocf.hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
@@ -209,6 +209,7 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
     av_bprintf(&defines, "#define NLMEANS_TILE %d\n", TILE);
+    av_bprintf(&defines, "#define NLMEANS_UNROLL %d\n", UNROLL);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -300,7 +301,7 @@ static int search(AVFilterContext *avctx, int c)
         err = set_search_args(avctx, k, c, pp->regular_nx, pp->regular_ny);
         if (err < 0)
             return err;
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 2; i++) {
             cle = clSetKernelArg(k, 19 + i, pp->tile_local[i], NULL);
             CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
         }
