@@ -25,6 +25,7 @@ export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
 TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
 TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
         check-quality check-errors check-doc demo bench-nlmeans-speed fate-refs clean distclean
@@ -46,13 +47,13 @@ ffmpeg: overlay
 install: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) install
 
-$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h
+$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
-	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
 
-$(TESTBIN)/%: tests/tools/%.c
+$(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
-	$(CC) $(TOOLS_CFLAGS) -o $@ $< -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ $< tests/tools/pnm.c -lm
 
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl

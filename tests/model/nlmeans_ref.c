@@ -3,7 +3,7 @@
  *
  * Build:
  *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o nlmeans_ref \
- *      nlmeans_ref.c nlmeans_model.c -lm
+ *      nlmeans_ref.c nlmeans_model.c ../tools/pnm.c -lm
  *
  * Usage:
  *   nlmeans_ref [options] in.pgm out.pgm
@@ -33,14 +33,9 @@
 #include <string.h>
 
 #include "nlmeans_model.h"
+#include "../tools/pnm.h"
 
 #define MAX_FRAMES  64
-#define MAX_SAMPLES (1 << 28)
-
-typedef struct Image {
-    int width, height, maxval;
-    unsigned *data;             /* width * height samples */
-} Image;
 
 static void usage(void)
 {
@@ -62,123 +57,26 @@ static void usage(void)
     exit(2);
 }
 
-static int skip_space_and_comments(FILE *f)
+/* Read a P5 of maxval 255 or 65535. */
+static int read_pgm(const char *name, PNMImage *img)
 {
-    int c;
+    FILE *f = pnm_open(name, "rb");
+    int ret = -1;
 
-    for (;;) {
-        c = getc(f);
-        if (c == '#') {
-            while (c != '\n' && c != '\r' && c != EOF)
-                c = getc(f);
-        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            return c;
-        }
-    }
-}
-
-static int read_header_int(FILE *f, int *v)
-{
-    int c = skip_space_and_comments(f);
-    long n = 0;
-
-    if (c < '0' || c > '9')
+    if (!f)
         return -1;
-    while (c >= '0' && c <= '9') {
-        n = n * 10 + (c - '0');
-        if (n > 1000000000)
-            return -1;
-        c = getc(f);
-    }
-    /* exactly one whitespace character ends a field */
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-        return -1;
-    *v = (int)n;
-    return 0;
-}
-
-static int read_pgm(const char *name, Image *img)
-{
-    FILE *f = fopen(name, "rb");
-    int bytes;
-    size_t n, i;
-    unsigned char *buf;
-
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", name, strerror(errno));
-        return -1;
-    }
-    if (getc(f) != 'P' || getc(f) != '5' ||
-        read_header_int(f, &img->width) < 0 ||
-        read_header_int(f, &img->height) < 0 ||
-        read_header_int(f, &img->maxval) < 0) {
+    if (pnm_read_header(f, img) < 0 || img->channels != 1)
         fprintf(stderr, "%s: not a binary PGM (P5)\n", name);
-        fclose(f);
-        return -1;
-    }
-    if (img->maxval != 255 && img->maxval != 65535) {
+    else if (img->maxval != 255 && img->maxval != 65535)
         fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
                 name, img->maxval);
-        fclose(f);
-        return -1;
-    }
-    if (img->width < 1 || img->height < 1 ||
-        (double)img->width * img->height > MAX_SAMPLES) {
+    else if (img->width < 1 || img->height < 1 ||
+             (double)img->width * img->height > PNM_MAX_SAMPLES)
         fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
-        fclose(f);
-        return -1;
-    }
-    bytes = img->maxval > 255 ? 2 : 1;
-    n = (size_t)img->width * img->height;
-    buf = malloc(n * bytes);
-    img->data = malloc(n * sizeof(*img->data));
-    if (!buf || !img->data) {
-        fprintf(stderr, "out of memory\n");
-        exit(1);
-    }
-    if (fread(buf, bytes, n, f) != n) {
-        fprintf(stderr, "%s: truncated\n", name);
-        free(buf);
-        fclose(f);
-        return -1;
-    }
-    for (i = 0; i < n; i++) {
-        /* 16-bit samples are big-endian */
-        img->data[i] = bytes == 1 ? buf[i] : buf[2 * i] << 8 | buf[2 * i + 1];
-        if (img->data[i] > (unsigned)img->maxval) {
-            fprintf(stderr, "%s: sample above maxval\n", name);
-            free(buf);
-            fclose(f);
-            return -1;
-        }
-    }
-    free(buf);
+    else
+        ret = pnm_read_samples(f, name, img);
     fclose(f);
-    return 0;
-}
-
-static int write_pgm(const char *name, const Image *img)
-{
-    FILE *f = fopen(name, "wb");
-    size_t n = (size_t)img->width * img->height, i;
-    int ok;
-
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", name, strerror(errno));
-        return -1;
-    }
-    fprintf(f, "P5\n%d %d\n%d\n", img->width, img->height, img->maxval);
-    for (i = 0; i < n; i++) {
-        if (img->maxval > 255)
-            putc(img->data[i] >> 8, f);
-        putc(img->data[i] & 0xff, f);
-    }
-    ok = !ferror(f);
-    if (fclose(f) || !ok) {
-        fprintf(stderr, "%s: write error\n", name);
-        return -1;
-    }
-    return 0;
+    return ret;
 }
 
 /*
@@ -234,7 +132,7 @@ int main(int argc, char **argv)
     const char *pos_args[2];
     char *frame_list = NULL;
     char *names[MAX_FRAMES];
-    Image frames_img[MAX_FRAMES], out;
+    PNMImage frames_img[MAX_FRAMES], out;
     int nb_pos = 0, nb_frames = 0, ref = -1;
     float *frames, *dst;
     size_t n, i;
@@ -339,7 +237,7 @@ int main(int argc, char **argv)
 
     for (i = 0; i < n; i++)
         out.data[i] = quantise(dst[i], out.maxval);
-    if (write_pgm(pos_args[nb_pos - 1], &out) < 0)
+    if (pnm_write(pos_args[nb_pos - 1], &out) < 0)
         return 1;
 
     for (t = 0; t < nb_frames; t++)

@@ -2,7 +2,7 @@
  * awgn: add additive white Gaussian noise to a PGM (P5) or PPM (P6) image.
  *
  * Build:
- *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o awgn awgn.c -lm
+ *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o awgn awgn.c pnm.c -lm
  *
  * Usage:
  *   awgn [-sigma S] [-seed N] in.pnm out.pnm
@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SAMPLES (1 << 28)
+#include "pnm.h"
 
 typedef struct Rng {
     uint64_t s[4];
@@ -115,40 +115,6 @@ static double gaussian(Rng *r)
     return u * f;
 }
 
-static int skip_space_and_comments(FILE *f)
-{
-    int c;
-
-    for (;;) {
-        c = getc(f);
-        if (c == '#') {
-            while (c != '\n' && c != '\r' && c != EOF)
-                c = getc(f);
-        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            return c;
-        }
-    }
-}
-
-static int read_header_int(FILE *f, int *v)
-{
-    int c = skip_space_and_comments(f);
-    long n = 0;
-
-    if (c < '0' || c > '9')
-        return -1;
-    while (c >= '0' && c <= '9') {
-        n = n * 10 + (c - '0');
-        if (n > 1000000000)
-            return -1;
-        c = getc(f);
-    }
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-        return -1;
-    *v = (int)n;
-    return 0;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: awgn [-sigma S] [-seed N] in.pnm out.pnm\n"
@@ -162,10 +128,9 @@ int main(int argc, char **argv)
     const char *in_name = NULL, *out_name = NULL;
     double sigma = 10.0, dev;
     uint64_t seed = 0;
-    int width, height, maxval, channels, bytes, magic, a;
+    PNMImage img;
     size_t n, i;
-    unsigned char *buf;
-    FILE *f;
+    int a;
     Rng rng;
 
     for (a = 1; a < argc; a++) {
@@ -195,62 +160,21 @@ int main(int argc, char **argv)
     if (!out_name)
         usage();
 
-    f = fopen(in_name, "rb");
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", in_name, strerror(errno));
+    if (pnm_read(in_name, &img) < 0)
         return 1;
-    }
-    if (getc(f) != 'P' || ((magic = getc(f)) != '5' && magic != '6') ||
-        read_header_int(f, &width) < 0 || read_header_int(f, &height) < 0 ||
-        read_header_int(f, &maxval) < 0 || maxval < 1 || maxval > 65535 ||
-        width < 1 || height < 1) {
-        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", in_name);
-        return 1;
-    }
-    channels = magic == '6' ? 3 : 1;
-    bytes    = maxval > 255 ? 2 : 1;
-    if ((double)width * height * channels > MAX_SAMPLES) {
-        fprintf(stderr, "%s: too large\n", in_name);
-        return 1;
-    }
-    n   = (size_t)width * height * channels;
-    buf = malloc(n * bytes);
-    if (!buf) {
-        fprintf(stderr, "out of memory\n");
-        return 1;
-    }
-    if (fread(buf, bytes, n, f) != n) {
-        fprintf(stderr, "%s: truncated\n", in_name);
-        return 1;
-    }
-    fclose(f);
 
     rng_init(&rng, seed);
-    dev = sigma * maxval / 255.0;
+    dev = sigma * img.maxval / 255.0;
+    n   = (size_t)img.width * img.height * img.channels;
     for (i = 0; i < n; i++) {
-        unsigned v = bytes == 1 ? buf[i] : buf[2 * i] << 8 | buf[2 * i + 1];
-        double x = v + dev * gaussian(&rng);
+        double x = img.data[i] + dev * gaussian(&rng);
 
-        x = x < 0.0 ? 0.0 : x > maxval ? maxval : floor(x + 0.5);
-        v = (unsigned)x;
-        if (bytes == 1) {
-            buf[i] = v;
-        } else {
-            buf[2 * i]     = v >> 8;
-            buf[2 * i + 1] = v & 0xff;
-        }
+        x = x < 0.0 ? 0.0 : x > img.maxval ? img.maxval : floor(x + 0.5);
+        img.data[i] = (unsigned)x;
     }
 
-    f = fopen(out_name, "wb");
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", out_name, strerror(errno));
+    if (pnm_write(out_name, &img) < 0)
         return 1;
-    }
-    fprintf(f, "P%c\n%d %d\n%d\n", magic, width, height, maxval);
-    if (fwrite(buf, bytes, n, f) != n || fclose(f)) {
-        fprintf(stderr, "%s: write error\n", out_name);
-        return 1;
-    }
-    free(buf);
+    free(img.data);
     return 0;
 }

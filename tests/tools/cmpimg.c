@@ -2,7 +2,7 @@
  * cmpimg: compare two PGM (P5) or PPM (P6) images sample by sample.
  *
  * Build:
- *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o cmpimg cmpimg.c -lm
+ *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o cmpimg cmpimg.c pnm.c -lm
  *
  * Usage:
  *   cmpimg a.pnm b.pnm [-crop N] [-max D]
@@ -37,89 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SAMPLES (1 << 28)
-
-typedef struct Image {
-    int width, height, maxval, channels;
-    unsigned *data;     /* width * height * channels samples */
-} Image;
-
-static int skip_space_and_comments(FILE *f)
-{
-    int c;
-
-    for (;;) {
-        c = getc(f);
-        if (c == '#') {
-            while (c != '\n' && c != '\r' && c != EOF)
-                c = getc(f);
-        } else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-            return c;
-        }
-    }
-}
-
-static int read_header_int(FILE *f, int *v)
-{
-    int c = skip_space_and_comments(f);
-    long n = 0;
-
-    if (c < '0' || c > '9')
-        return -1;
-    while (c >= '0' && c <= '9') {
-        n = n * 10 + (c - '0');
-        if (n > 1000000000)
-            return -1;
-        c = getc(f);
-    }
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-        return -1;
-    *v = (int)n;
-    return 0;
-}
-
-static void read_pnm(const char *name, Image *img)
-{
-    FILE *f = fopen(name, "rb");
-    int magic, bytes;
-    size_t n, i;
-    unsigned char *buf;
-
-    if (!f) {
-        fprintf(stderr, "%s: %s\n", name, strerror(errno));
-        exit(2);
-    }
-    if (getc(f) != 'P' || ((magic = getc(f)) != '5' && magic != '6') ||
-        read_header_int(f, &img->width) < 0 ||
-        read_header_int(f, &img->height) < 0 ||
-        read_header_int(f, &img->maxval) < 0 ||
-        img->maxval < 1 || img->maxval > 65535 ||
-        img->width < 1 || img->height < 1) {
-        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", name);
-        exit(2);
-    }
-    img->channels = magic == '6' ? 3 : 1;
-    if ((double)img->width * img->height * img->channels > MAX_SAMPLES) {
-        fprintf(stderr, "%s: too large\n", name);
-        exit(2);
-    }
-    bytes = img->maxval > 255 ? 2 : 1;
-    n = (size_t)img->width * img->height * img->channels;
-    buf = malloc(n * bytes);
-    img->data = malloc(n * sizeof(*img->data));
-    if (!buf || !img->data) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    if (fread(buf, bytes, n, f) != n) {
-        fprintf(stderr, "%s: truncated\n", name);
-        exit(2);
-    }
-    for (i = 0; i < n; i++)
-        img->data[i] = bytes == 1 ? buf[i] : buf[2 * i] << 8 | buf[2 * i + 1];
-    free(buf);
-    fclose(f);
-}
+#include "pnm.h"
 
 static void usage(void)
 {
@@ -142,7 +60,7 @@ static int parse_int(const char *arg)
 int main(int argc, char **argv)
 {
     const char *names[2];
-    Image img[2];
+    PNMImage img[2];
     int nb_names = 0, crop = 0, max_allowed = -1;
     int maxdiff = 0, differing = 0, total = 0;
     double sum = 0.0, sum2 = 0.0, mean, mse, psnr;
@@ -163,8 +81,8 @@ int main(int argc, char **argv)
     if (nb_names != 2)
         usage();
 
-    read_pnm(names[0], &img[0]);
-    read_pnm(names[1], &img[1]);
+    if (pnm_read(names[0], &img[0]) < 0 || pnm_read(names[1], &img[1]) < 0)
+        return 2;
     if (img[0].width != img[1].width || img[0].height != img[1].height ||
         img[0].channels != img[1].channels || img[0].maxval != img[1].maxval) {
         fprintf(stderr, "images differ in type, size or maxval: "
