@@ -124,6 +124,59 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink)
                                         inlink->w, inlink->h, &layout);
 }
 
+static void log_build_failure(AVFilterContext *avctx, cl_program program,
+                              cl_device_id device)
+{
+    size_t length = 0;
+    char *log;
+
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                              &length) != CL_SUCCESS || !length)
+        return;
+    log = av_malloc(length);
+    if (log && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG,
+                                     length, log, NULL) == CL_SUCCESS)
+        av_log(avctx, AV_LOG_ERROR, "Build log:\n%s\n", log);
+    av_free(log);
+}
+
+/*
+ * Like ff_opencl_filter_load_program(), with build options: divisions and
+ * square roots correctly rounded where the device can, since some devices
+ * (NVIDIA) divide with an error of a few units in the last place by
+ * default, and a result on a rounding boundary would then be quantised
+ * differently from one device to another and from the golden model.
+ */
+static int build_program(AVFilterContext *avctx, const char **src, int nb_src)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_device_id device = ocf->hwctx->device_id;
+    cl_device_fp_config fp = 0;
+    const char *options = "";
+    cl_int cle;
+
+    clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
+    if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+        options = "-cl-fp32-correctly-rounded-divide-sqrt";
+
+    ocf->program = clCreateProgramWithSource(ocf->hwctx->context, nb_src, src,
+                                             NULL, &cle);
+    if (!ocf->program) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to create program: %d.\n", cle);
+        return AVERROR(EIO);
+    }
+    cle = clBuildProgram(ocf->program, 1, &device, options, NULL, NULL);
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to build program: %d.\n", cle);
+        if (cle == CL_BUILD_PROGRAM_FAILURE)
+            log_build_failure(avctx, ocf->program, device);
+        clReleaseProgram(ocf->program);
+        ocf->program = NULL;
+        return AVERROR(EIO);
+    }
+    return 0;
+}
+
 int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const char *defines, const char **sources,
                            int nb_sources)
@@ -140,7 +193,7 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
-    err = ff_opencl_filter_load_program(avctx, src, n);
+    err = build_program(avctx, src, n);
     if (err < 0)
         return err;
 
