@@ -28,6 +28,7 @@
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 
@@ -105,16 +106,6 @@ static int is_chroma(const NLMeansGPUContext *s, int c)
     return !s->layout.is_rgb && (c == 1 || c == 2);
 }
 
-static int gcd(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* Whether the work-group version of the search fits the device. */
 static void choose_search_kernel(AVFilterContext *avctx, NLMeansPlaneParams *pp)
 {
@@ -164,7 +155,7 @@ static void set_plane_params(AVFilterContext *avctx, int c)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
                "from %d to %d.\n", c, comp->width, comp->height, patch, pp->patch);
     pp->step   = FFMIN(s->step, pp->patch);
-    pp->block  = gcd(pp->patch, pp->step);
+    pp->block  = av_gcd(pp->patch, pp->step);
     pp->radius = research / 2;
     pp->nx     = (comp->width  - pp->patch + pp->step - 1) / pp->step + 1;
     pp->ny     = (comp->height - pp->patch + pp->step - 1) / pp->step + 1;
@@ -205,6 +196,12 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
                                        frame->height, &s->layout);
     if (err < 0)
         return err;
+    /* neighbour positions are 32-bit sample indices */
+    if ((uint64_t)frame->width * frame->height > UINT32_MAX) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large.\n",
+               frame->width, frame->height);
+        return AVERROR(EINVAL);
+    }
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
