@@ -40,6 +40,7 @@ configured:
 
 overlay: configured
 	tools/overlay.sh $(CURDIR) $(FFMPEG_TREE)
+	tools/register.sh $(FFMPEG_TREE)
 
 ffmpeg: overlay
 	$(MAKE) -C $(FFMPEG_OBJDIR) ffmpeg $(if $(filter yes,$(MINIMAL)),,ffprobe)

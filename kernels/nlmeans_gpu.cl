@@ -19,95 +19,50 @@
  */
 
 /*
- * Compile-time constants (prepended by the host):
+ * Compile-time constant (prepended by the host):
  *   NB_NEIGHBORS  number of most similar patches kept per reference patch
- *   NLMEANS_TILE  side of the square work-group of nlmeans_search_tiled
- *   NLMEANS_UNROLL offsets of the search window per pass of that kernel
  *
- * Patches are square, 'patch' samples wide, addressed by their top-left
- * sample. Reference patches lie on a grid of step 'step' whose last row and
- * column are moved to the frame's edge, so that every sample is covered.
- * Candidates are the patches lying entirely inside the frame whose top-left
- * sample is within 'radius' of the reference's, in every frame of the window.
- *
- * Tables, one entry per reference patch r = gy * nx + gx:
- *   positions[r * NB + k]  index of the k-th best patch in the frame stack
- *   weights[r * NB + k]    its normalised weight (0 for unused entries)
+ * Built after patch_search.cl, whose tables it reads. Per reference patch
+ * r = gy * nx + gx, nlmeans_weights turns the distances into
+ *   weights[r * NB + k]    normalised weights (0 for unused entries)
  *   flat_means[r]          mean of the group when it is flat, otherwise -1
  */
 
 #pragma OPENCL FP_CONTRACT OFF
 
-#define NB   NB_NEIGHBORS
-#define TILE NLMEANS_TILE
-#define UNROLL NLMEANS_UNROLL
-
-static int nlmeans_grid_pos(int g, int step, int size, int patch)
-{
-    return min(g * step, size - patch);
-}
-
 /*
- * Patch distances are sums of squared differences grouped the same way by
- * every kernel (and the golden model), so that they are bit-identical: in
- * each row, sums of 'block' consecutive squares, these summed along the row,
- * then the rows summed from top to bottom. 'block' divides the patch size
- * and the step.
+ * Weights and flat test of the group of each reference patch. 'weights'
+ * holds the distances of patch_search on input, the weights on output.
  */
-static float nlmeans_distance(__global const float *a, __global const float *b,
-                              int width, int patch, int block, float limit)
+__kernel void nlmeans_weights(__global const float *frames,
+                              int width,
+                              int patch,
+                              int nx,
+                              int ny,
+                              float bias,
+                              float inv_h2,
+                              float flat_threshold,
+                              __global const uint *positions,
+                              __global float *weights,
+                              __global float *flat_means)
 {
-    float ssd = 0.0f;
-
-    for (int j = 0; j < patch && ssd < limit; j++) {
-        float row = 0.0f;
-        for (int k = 0; k < patch; k += block) {
-            float sum = 0.0f;
-            for (int i = k; i < k + block; i++) {
-                float d = a[j * width + i] - b[j * width + i];
-                sum += d * d;
-            }
-            row += sum;
-        }
-        ssd += row;
-    }
-    return ssd;
-}
-
-/* Insert into the sorted table of the NB best candidates; a candidate goes
- * after the entries of equal distance, found earlier in the scan. */
-static void nlmeans_insert(float *dist, uint *pos, float d, uint p)
-{
-    int shifting = 0;
-
-#pragma unroll
-    for (int k = 0; k < NB; k++) {
-        /* once inserted, the rest moves down one place */
-        if (shifting || d < dist[k]) {
-            float td = dist[k];
-            uint  tp = pos[k];
-            dist[k]  = d;
-            pos[k]   = p;
-            d = td;
-            p = tp;
-            shifting = 1;
-        }
-    }
-}
-
-/* Weights and flat test of the group of reference patch r, into the tables. */
-static void nlmeans_store_group(__global const float *frames, int width,
-                                int patch, const float *dist, const uint *pos,
-                                int r, float bias, float inv_h2,
-                                float flat_threshold,
-                                __global uint *positions,
-                                __global float *weights,
-                                __global float *flat_means)
-{
+    int gx = get_global_id(0);
+    int gy = get_global_id(1);
+    int r  = gy * nx + gx;
+    float dist[NB];
+    uint pos[NB];
     float inv_area = 1.0f / (float)(patch * patch);
     float w[NB];
     float wsum = 0.0f;
     int count = 0;
+
+    if (gx >= nx || gy >= ny)
+        return;
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        dist[k] = weights[r * NB + k];
+        pos[k]  = positions[r * NB + k];
+    }
 
     /* exp(-(d^2 - 2 sigma^2)+ / h^2), d^2 per sample */
 #pragma unroll
@@ -122,10 +77,8 @@ static void nlmeans_store_group(__global const float *frames, int width,
         count += dist[k] != INFINITY;
     }
 #pragma unroll
-    for (int k = 0; k < NB; k++) {
-        positions[r * NB + k] = pos[k];
-        weights[r * NB + k]   = w[k] / wsum;
-    }
+    for (int k = 0; k < NB; k++)
+        weights[r * NB + k] = w[k] / wsum;
 
     /* flat group: the variance of all its samples is at most beta sigma^2 */
     flat_means[r] = -1.0f;
@@ -149,210 +102,6 @@ static void nlmeans_store_group(__global const float *frames, int width,
         if (var / n <= flat_threshold)
             flat_means[r] = mean;
     }
-}
-
-/*
- * One work-item per reference patch, reading patches from global memory.
- * Reference patches with gx < skip_nx and gy < skip_ny are left to
- * nlmeans_search_tiled.
- */
-__kernel void nlmeans_search(__global const float *frames,
-                             int width,
-                             int height,
-                             int nb_frames,
-                             int ref_frame,
-                             int patch,
-                             int step,
-                             int block,
-                             int radius,
-                             int nx,
-                             int ny,
-                             int skip_nx,
-                             int skip_ny,
-                             float bias,
-                             float inv_h2,
-                             float flat_threshold,
-                             __global uint *positions,
-                             __global float *weights,
-                             __global float *flat_means)
-{
-    int gx = get_global_id(0);
-    int gy = get_global_id(1);
-    uint plane_size = (uint)width * height;
-    int x0, y0, xs, xe, ys, ye;
-    uint ref_pos;
-    float dist[NB];
-    uint pos[NB];
-
-    if (gx >= nx || gy >= ny || (gx < skip_nx && gy < skip_ny))
-        return;
-
-    x0 = nlmeans_grid_pos(gx, step, width, patch);
-    y0 = nlmeans_grid_pos(gy, step, height, patch);
-    ref_pos = ref_frame * plane_size + y0 * width + x0;
-    xs = max(0, x0 - radius);
-    xe = min(width - patch, x0 + radius);
-    ys = max(0, y0 - radius);
-    ye = min(height - patch, y0 + radius);
-
-#pragma unroll
-    for (int k = 0; k < NB; k++) {
-        dist[k] = INFINITY;
-        pos[k]  = ref_pos;
-    }
-    for (int t = 0; t < nb_frames; t++) {
-        for (int cy = ys; cy <= ye; cy++) {
-            for (int cx = xs; cx <= xe; cx++) {
-                uint cpos = t * plane_size + cy * width + cx;
-                float d = nlmeans_distance(frames + ref_pos, frames + cpos, width,
-                                           patch, block, dist[NB - 1]);
-                if (d < dist[NB - 1])
-                    nlmeans_insert(dist, pos, d, cpos);
-            }
-        }
-    }
-    nlmeans_store_group(frames, width, patch, dist, pos, gy * nx + gx, bias,
-                        inv_h2, flat_threshold, positions, weights, flat_means);
-}
-
-/*
- * TILE x TILE reference patches of the regular grid (x = gx * step) per
- * work-group. For UNROLL offsets of the search window at a time, the
- * work-group computes the squared differences of its whole region once, as
- * sums of 'block' samples shared by every patch that contains them (with
- * 8x8 patches and step 4, each 4x4 block serves four patches); then each
- * work-item adds up the blocks of its patch, row by row.
- *
- * Local memory, in floats: ref_tile rw * rh, then block_sums
- * UNROLL * (rw / block) * rh, with rw = (TILE - 1) * step + patch and rh
- * likewise.
- */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void nlmeans_search_tiled(__global const float *frames,
-                          int width,
-                          int height,
-                          int nb_frames,
-                          int ref_frame,
-                          int patch,
-                          int step,
-                          int block,
-                          int radius,
-                          int nx,
-                          int ny,
-                          int regular_nx,
-                          int regular_ny,
-                          float bias,
-                          float inv_h2,
-                          float flat_threshold,
-                          __global uint *positions,
-                          __global float *weights,
-                          __global float *flat_means,
-                          __local float *ref_tile,
-                          __local float *block_sums)
-{
-    int lx  = get_local_id(0);
-    int ly  = get_local_id(1);
-    int gx  = get_group_id(0) * TILE + lx;
-    int gy  = get_group_id(1) * TILE + ly;
-    int x_base = get_group_id(0) * TILE * step;
-    int y_base = get_group_id(1) * TILE * step;
-    int rw  = (TILE - 1) * step + patch;
-    int rh  = (TILE - 1) * step + patch;
-    int nbx = rw / block;
-    int blocks_per_step  = step / block;
-    int blocks_per_patch = patch / block;
-    int active = gx < regular_nx && gy < regular_ny;
-    int x0 = gx * step, y0 = gy * step;
-    uint plane_size = (uint)width * height;
-    __global const float *ref_plane = frames + ref_frame * plane_size;
-    int first_bx  = (ly * TILE + lx) % nbx;
-    int first_ry  = (ly * TILE + lx) / nbx;
-    int stride_bx = (TILE * TILE) % nbx;
-    int stride_ry = (TILE * TILE) / nbx;
-    float dist[NB];
-    uint pos[NB];
-
-    /* the reference region, stored as [row][i % block][i / block] so that
-     * neighbouring work-items read neighbouring addresses */
-    for (int ry = ly; ry < rh; ry += TILE) {
-        int py = min(y_base + ry, height - 1);
-        for (int rx = lx; rx < rw; rx += TILE) {
-            int px = min(x_base + rx, width - 1);
-            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-#pragma unroll
-    for (int k = 0; k < NB; k++) {
-        dist[k] = INFINITY;
-        pos[k]  = ref_frame * plane_size + y0 * width + x0;
-    }
-
-    for (int t = 0; t < nb_frames; t++) {
-        __global const float *plane = frames + t * plane_size;
-
-        for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
-                /* block sums of the region for offsets dx0 .. dx0 + UNROLL - 1,
-                 * the work-group's items spread over all its work-items */
-                for (int bx = first_bx, ry = first_ry; ry < rh;) {
-                    __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
-                    __local const float *ref_row = ref_tile + ry * rw;
-                    float sum[UNROLL];
-
-#pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
-                        sum[u] = 0.0f;
-                    for (int i = 0; i < block; i++) {
-                        float r = ref_row[i * nbx + bx];
-                        int px  = x_base + bx * block + i + dx0;
-#pragma unroll
-                        for (int u = 0; u < UNROLL; u++) {
-                            float d = r - row[clamp(px + u, 0, width - 1)];
-                            sum[u] += d * d;
-                        }
-                    }
-#pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
-                        block_sums[(u * rh + ry) * nbx + bx] = sum[u];
-
-                    bx += stride_bx;
-                    ry += stride_ry;
-                    if (bx >= nbx) {
-                        bx -= nbx;
-                        ry++;
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-
-                /* each patch: its blocks along each row, then the rows */
-                for (int u = 0; u < UNROLL && active; u++) {
-                    int cx = x0 + dx0 + u, cy = y0 + dy;
-                    __local const float *b = block_sums + (u * rh + ly * step) * nbx +
-                                             lx * blocks_per_step;
-                    float ssd = 0.0f;
-
-                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
-                        cx > width - patch || cy > height - patch)
-                        continue;
-                    for (int j = 0; j < patch; j++) {
-                        float row = 0.0f;
-                        for (int k = 0; k < blocks_per_patch; k++)
-                            row += b[j * nbx + k];
-                        ssd += row;
-                    }
-                    if (ssd < dist[NB - 1])
-                        nlmeans_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-        }
-    }
-
-    if (active)
-        nlmeans_store_group(frames, width, patch, dist, pos, gy * nx + gx, bias,
-                            inv_h2, flat_threshold, positions, weights, flat_means);
 }
 
 /*
@@ -387,14 +136,14 @@ __kernel void nlmeans_aggregate(__global const float *frames,
     gy1 = min(ny - 1, y / step + 1);
 
     for (gy = gy0; gy <= gy1; gy++) {
-        int dy = y - nlmeans_grid_pos(gy, step, height, patch);
+        int dy = y - search_grid_pos(gy, step, height, patch);
         float wy;
 
         if (dy < 0 || dy >= patch)
             continue;
         wy = (float)min(dy + 1, patch - dy);
         for (gx = gx0; gx <= gx1; gx++) {
-            int dx = x - nlmeans_grid_pos(gx, step, width, patch);
+            int dx = x - search_grid_pos(gx, step, width, patch);
             int r = gy * nx + gx;
             float b, est;
 

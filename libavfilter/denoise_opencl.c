@@ -22,6 +22,7 @@
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/pixdesc.h"
 
@@ -182,14 +183,19 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            int nb_sources)
 {
     OpenCLFilterContext *ocf = avctx->priv;
+    static const char search_defines[] =
+        "#define SEARCH_TILE "   AV_STRINGIFY(DENOISE_SEARCH_TILE)   "\n"
+        "#define SEARCH_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_UNROLL) "\n";
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 2 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 4 <= FF_ARRAY_ELEMS(src));
     src[n++] = defines;
+    src[n++] = search_defines;
     src[n++] = ff_source_denoise_common_cl;
+    src[n++] = ff_source_patch_search_cl;
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
@@ -205,6 +211,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_load_plane: %d.\n", cle);
     dn->kernel_store = clCreateKernel(ocf->program, "denoise_store_plane", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_store_plane: %d.\n", cle);
+    dn->kernel_search = clCreateKernel(ocf->program, "patch_search", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search: %d.\n", cle);
+    dn->kernel_search_tiled = clCreateKernel(ocf->program, "patch_search_tiled", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search_tiled: %d.\n", cle);
     return 0;
 
 fail:
@@ -227,10 +237,14 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         clFinish(dn->queue);
     CL_RELEASE_KERNEL(dn->kernel_load);
     CL_RELEASE_KERNEL(dn->kernel_store);
+    CL_RELEASE_KERNEL(dn->kernel_search);
+    CL_RELEASE_KERNEL(dn->kernel_search_tiled);
     CL_RELEASE_QUEUE(dn->queue);
-    dn->kernel_load  = NULL;
-    dn->kernel_store = NULL;
-    dn->queue        = NULL;
+    dn->kernel_load         = NULL;
+    dn->kernel_store        = NULL;
+    dn->kernel_search       = NULL;
+    dn->kernel_search_tiled = NULL;
+    dn->queue               = NULL;
 }
 
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
@@ -428,4 +442,130 @@ int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
             return err;
     }
     return 0;
+}
+
+void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                            DenoiseSearch *ds, int width, int height,
+                            int patch, int step, int radius,
+                            enum DenoiseSearchMode mode)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    const size_t tile = DENOISE_SEARCH_TILE;
+    size_t region, local_mem, max_wg;
+    cl_device_type type = 0;
+    int fits;
+
+    ds->width      = width;
+    ds->height     = height;
+    ds->patch      = patch;
+    ds->step       = step;
+    ds->block      = av_gcd(patch, step);
+    ds->radius     = radius;
+    ds->nx         = (width  - patch + step - 1) / step + 1;
+    ds->ny         = (height - patch + step - 1) / step + 1;
+    ds->regular_nx = (width  - patch) / step + 1;
+    ds->regular_ny = (height - patch) / step + 1;
+
+    region    = (tile - 1) * step + patch;
+    local_mem = ff_denoise_opencl_local_mem_size(avctx);
+    max_wg    = ff_denoise_opencl_max_work_group(avctx, dn->kernel_search_tiled);
+    ds->tile_local[0] = region * region * sizeof(cl_float);
+    ds->tile_local[1] = DENOISE_SEARCH_UNROLL * (region / ds->block) * region *
+                        sizeof(cl_float);
+    fits = max_wg >= tile * tile &&
+           ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+
+    /* On CPUs local memory is ordinary memory and barriers are costly: the
+     * per-patch search is faster there. */
+    clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+    switch (mode) {
+    case DENOISE_SEARCH_TILED:
+        ds->tiled = fits;
+        if (!fits)
+            av_log(avctx, AV_LOG_WARNING, "The work-group search does not fit "
+                   "this device for patch %d, step %d: using the per-patch "
+                   "search.\n", patch, step);
+        break;
+    case DENOISE_SEARCH_DIRECT:
+        ds->tiled = 0;
+        break;
+    default:
+        ds->tiled = fits && !(type & CL_DEVICE_TYPE_CPU);
+    }
+    av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search.\n",
+           width, height, patch, step, ds->tiled ? "work-group" : "per-patch");
+}
+
+static int set_search_args(AVFilterContext *avctx, cl_kernel kernel,
+                           const DenoiseSearch *ds, cl_mem frames,
+                           int nb_frames, int ref_frame, int ref_first,
+                           int limit_nx, int limit_ny, cl_mem positions,
+                           cl_mem distances)
+{
+    cl_int cle;
+    int err = 0;
+
+    CL_SET_KERNEL_ARG(kernel,  0, cl_mem, &frames);
+    CL_SET_KERNEL_ARG(kernel,  1, cl_int, &ds->width);
+    CL_SET_KERNEL_ARG(kernel,  2, cl_int, &ds->height);
+    CL_SET_KERNEL_ARG(kernel,  3, cl_int, &nb_frames);
+    CL_SET_KERNEL_ARG(kernel,  4, cl_int, &ref_frame);
+    CL_SET_KERNEL_ARG(kernel,  5, cl_int, &ds->patch);
+    CL_SET_KERNEL_ARG(kernel,  6, cl_int, &ds->step);
+    CL_SET_KERNEL_ARG(kernel,  7, cl_int, &ds->block);
+    CL_SET_KERNEL_ARG(kernel,  8, cl_int, &ds->radius);
+    CL_SET_KERNEL_ARG(kernel,  9, cl_int, &ds->nx);
+    CL_SET_KERNEL_ARG(kernel, 10, cl_int, &ds->ny);
+    CL_SET_KERNEL_ARG(kernel, 11, cl_int, &limit_nx);
+    CL_SET_KERNEL_ARG(kernel, 12, cl_int, &limit_ny);
+    CL_SET_KERNEL_ARG(kernel, 13, cl_int, &ref_first);
+    CL_SET_KERNEL_ARG(kernel, 14, cl_mem, &positions);
+    CL_SET_KERNEL_ARG(kernel, 15, cl_mem, &distances);
+fail:
+    return err;
+}
+
+/*
+ * The work-group kernel on the regular grid where it fits the device, the
+ * per-patch kernel for the rest (the last row and column of the grid, moved
+ * to the frame's edge).
+ */
+int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          const DenoiseSearch *ds, cl_mem frames,
+                          int nb_frames, int ref_frame, int ref_first,
+                          cl_mem positions, cl_mem distances, int stage)
+{
+    cl_int cle;
+    int err, skip_nx = 0, skip_ny = 0;
+
+    if (ds->tiled) {
+        cl_kernel k = dn->kernel_search_tiled;
+
+        err = set_search_args(avctx, k, ds, frames, nb_frames, ref_frame,
+                              ref_first, ds->regular_nx, ds->regular_ny,
+                              positions, distances);
+        if (err < 0)
+            return err;
+        for (int i = 0; i < 2; i++) {
+            cle = clSetKernelArg(k, 16 + i, ds->tile_local[i], NULL);
+            CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
+        }
+        err = ff_denoise_opencl_run(avctx, dn, k, ds->regular_nx, ds->regular_ny,
+                                    DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);
+        if (err < 0)
+            return err;
+        skip_nx = ds->regular_nx;
+        skip_ny = ds->regular_ny;
+        if (skip_nx == ds->nx && skip_ny == ds->ny)
+            return 0;
+    }
+    err = set_search_args(avctx, dn->kernel_search, ds, frames, nb_frames,
+                          ref_frame, ref_first, skip_nx, skip_ny, positions,
+                          distances);
+    if (err < 0)
+        return err;
+    return ff_denoise_opencl_run(avctx, dn, dn->kernel_search, ds->nx, ds->ny,
+                                 0, 0, stage);
+fail:
+    return err;
 }

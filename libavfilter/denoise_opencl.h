@@ -34,6 +34,14 @@
 
 #define DENOISE_MAX_COMPONENTS 4
 #define DENOISE_MAX_STAGES     8
+#define DENOISE_SEARCH_TILE    16   ///< side of the work-group search's tile
+#define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
+
+enum DenoiseSearchMode {
+    DENOISE_SEARCH_AUTO,    ///< work-group search on GPUs, per-patch on CPUs
+    DENOISE_SEARCH_TILED,
+    DENOISE_SEARCH_DIRECT,
+};
 
 /** Where one colour component of a frame lives, and its dimensions. */
 typedef struct DenoiseComponent {
@@ -56,11 +64,27 @@ typedef struct DenoiseLayout {
     int is_rgb;
 } DenoiseLayout;
 
+/** Geometry of the patch search on one plane, and the kernel that runs it. */
+typedef struct DenoiseSearch {
+    int width, height;
+    int patch;
+    int step;
+    int block;          ///< gcd(patch, step): granularity of shared sums
+    int radius;
+    int nx, ny;         ///< grid of reference patches
+    int regular_nx;     ///< reference patches on the regular grid x = gx * step
+    int regular_ny;
+    int tiled;          ///< patch_search_tiled for the regular grid
+    size_t tile_local[2]; ///< its local buffers, in bytes
+} DenoiseSearch;
+
 /** Shared state of a denoiser: kernels of the common program part. */
 typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
     cl_kernel kernel_load;
     cl_kernel kernel_store;
+    cl_kernel kernel_search;
+    cl_kernel kernel_search_tiled;
     int profile;                              ///< collect kernel times
     const char *stage_names[DENOISE_MAX_STAGES];
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
@@ -84,8 +108,9 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
 
 /**
  * Build the program from a generated header of compile-time constants
- * followed by the shared kernels and the filter's own sources, then create
- * the command queue and the shared kernels.
+ * (which must define NB_NEIGHBORS, the size of the search tables) followed
+ * by the shared kernels and the filter's own sources, then create the
+ * command queue and the shared kernels.
  */
 int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const char *defines, const char **sources,
@@ -129,6 +154,25 @@ size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx);
 
 /** Largest work-group size the device can run the kernel with. */
 size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel);
+
+/**
+ * Set up the search geometry of a plane: patches of 'patch' samples on a
+ * grid of step 'step', candidates within 'radius'; choose the kernel.
+ */
+void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                            DenoiseSearch *ds, int width, int height,
+                            int patch, int step, int radius,
+                            enum DenoiseSearchMode mode);
+
+/**
+ * Enqueue the search of the most similar patches of every reference patch
+ * of frame ref_frame among the nb_frames planes of 'frames'. With ref_first
+ * the reference patch is always entry 0 of its table.
+ */
+int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          const DenoiseSearch *ds, cl_mem frames,
+                          int nb_frames, int ref_frame, int ref_first,
+                          cl_mem positions, cl_mem distances, int stage);
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

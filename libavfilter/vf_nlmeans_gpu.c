@@ -28,7 +28,6 @@
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
-#include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 
@@ -39,32 +38,12 @@
 #include "opencl_source.h"
 #include "video.h"
 
-enum NLMeansSearch {
-    SEARCH_AUTO,
-    SEARCH_TILED,
-    SEARCH_DIRECT,
-};
-
 enum NLMeansStage {
     STAGE_IO,
     STAGE_SEARCH,
+    STAGE_WEIGHTS,
     STAGE_AGGREGATE,
 };
-
-#define TILE   16
-#define UNROLL 4
-
-typedef struct NLMeansPlaneParams {
-    int patch;
-    int step;
-    int block;          ///< gcd(patch, step): granularity of shared sums
-    int radius;
-    int nx, ny;         ///< grid of reference patches
-    int regular_nx;     ///< reference patches on the regular grid x = gx * step
-    int regular_ny;
-    int tiled;          ///< use nlmeans_search_tiled for the regular grid
-    size_t tile_local[2]; ///< its local buffers, in bytes
-} NLMeansPlaneParams;
 
 typedef struct NLMeansGPUContext {
     OpenCLFilterContext ocf;
@@ -85,9 +64,8 @@ typedef struct NLMeansGPUContext {
 
     int initialised;
     DenoiseLayout layout;
-    NLMeansPlaneParams params[DENOISE_MAX_COMPONENTS];
-    cl_kernel kernel_search;
-    cl_kernel kernel_search_tiled;
+    DenoiseSearch search[DENOISE_MAX_COMPONENTS];
+    cl_kernel kernel_weights;
     cl_kernel kernel_aggregate;
     cl_mem src[DENOISE_MAX_COMPONENTS];
     cl_mem dst[DENOISE_MAX_COMPONENTS];
@@ -106,71 +84,30 @@ static int is_chroma(const NLMeansGPUContext *s, int c)
     return !s->layout.is_rgb && (c == 1 || c == 2);
 }
 
-/* Whether the work-group version of the search fits the device. */
-static void choose_search_kernel(AVFilterContext *avctx, NLMeansPlaneParams *pp)
-{
-    NLMeansGPUContext *s = avctx->priv;
-    size_t region = (size_t)(TILE - 1) * pp->step + pp->patch;
-    size_t local_mem = ff_denoise_opencl_local_mem_size(avctx);
-    size_t max_wg = ff_denoise_opencl_max_work_group(avctx, s->kernel_search_tiled);
-    cl_device_type type = 0;
-    int fits;
-
-    pp->tile_local[0] = region * region * sizeof(cl_float);
-    pp->tile_local[1] = UNROLL * (region / pp->block) * region * sizeof(cl_float);
-    fits = max_wg >= TILE * TILE &&
-           pp->tile_local[0] + pp->tile_local[1] + 1024 <= local_mem;
-    /* On CPUs local memory is ordinary memory and barriers are costly: the
-     * per-patch search is faster there. */
-    clGetDeviceInfo(s->ocf.hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    switch (s->search_mode) {
-    case SEARCH_TILED:
-        pp->tiled = fits;
-        if (!fits)
-            av_log(avctx, AV_LOG_WARNING, "The work-group search does not fit "
-                   "this device for patch %d, step %d: using the per-patch "
-                   "search.\n", pp->patch, pp->step);
-        break;
-    case SEARCH_DIRECT:
-        pp->tiled = 0;
-        break;
-    default:
-        pp->tiled = fits && !(type & CL_DEVICE_TYPE_CPU);
-    }
-    av_log(avctx, AV_LOG_VERBOSE, "patch %d, step %d: %s search.\n", pp->patch,
-           pp->step, pp->tiled ? "work-group" : "per-patch");
-}
-
 static void set_plane_params(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->layout.comp[c];
-    NLMeansPlaneParams *pp = &s->params[c];
     int chroma   = is_chroma(s, c);
     int patch    = chroma && s->patch_size_uv    ? s->patch_size_uv    : s->patch_size;
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
+    int reduced  = FFMIN3(patch, comp->width, comp->height);
 
-    pp->patch = FFMIN3(patch, comp->width, comp->height);
-    if (pp->patch < patch)
+    if (reduced < patch)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
-               "from %d to %d.\n", c, comp->width, comp->height, patch, pp->patch);
-    pp->step   = FFMIN(s->step, pp->patch);
-    pp->block  = av_gcd(pp->patch, pp->step);
-    pp->radius = research / 2;
-    pp->nx     = (comp->width  - pp->patch + pp->step - 1) / pp->step + 1;
-    pp->ny     = (comp->height - pp->patch + pp->step - 1) / pp->step + 1;
-    pp->regular_nx = (comp->width  - pp->patch) / pp->step + 1;
-    pp->regular_ny = (comp->height - pp->patch) / pp->step + 1;
-    choose_search_kernel(avctx, pp);
+               "from %d to %d.\n", c, comp->width, comp->height, patch, reduced);
+    ff_denoise_search_init(avctx, &s->dn, &s->search[c], comp->width,
+                           comp->height, reduced, FFMIN(s->step, reduced),
+                           research / 2, s->search_mode);
 }
 
 static int alloc_plane_buffers(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->layout.comp[c];
-    const NLMeansPlaneParams *pp = &s->params[c];
+    const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
-    size_t refs    = (size_t)pp->nx * pp->ny;
+    size_t refs    = (size_t)ds->nx * ds->ny;
 
     s->src[c]        = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     s->dst[c]        = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
@@ -205,14 +142,13 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
-    av_bprintf(&defines, "#define NLMEANS_TILE %d\n", TILE);
-    av_bprintf(&defines, "#define NLMEANS_UNROLL %d\n", UNROLL);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
     }
     s->dn.stage_names[STAGE_IO]        = "load/store";
     s->dn.stage_names[STAGE_SEARCH]    = "search";
+    s->dn.stage_names[STAGE_WEIGHTS]   = "weights";
     s->dn.stage_names[STAGE_AGGREGATE] = "aggregate";
     err = ff_denoise_opencl_init(avctx, &s->dn, defines.str, sources,
                                  FF_ARRAY_ELEMS(sources));
@@ -220,10 +156,8 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     if (err < 0)
         return err;
 
-    s->kernel_search = clCreateKernel(s->ocf.program, "nlmeans_search", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_search: %d.\n", cle);
-    s->kernel_search_tiled = clCreateKernel(s->ocf.program, "nlmeans_search_tiled", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_search_tiled: %d.\n", cle);
+    s->kernel_weights = clCreateKernel(s->ocf.program, "nlmeans_weights", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_weights: %d.\n", cle);
     s->kernel_aggregate = clCreateKernel(s->ocf.program, "nlmeans_aggregate", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_aggregate: %d.\n", cle);
 
@@ -242,80 +176,32 @@ fail:
     return err;
 }
 
-/* The common arguments of the two search kernels, then their own. */
-static int set_search_args(AVFilterContext *avctx, cl_kernel kernel, int c,
-                           int limit_nx, int limit_ny)
+/* Weights and flat test of every group, from the search's distances. */
+static int compute_weights(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
-    const NLMeansPlaneParams *pp = &s->params[c];
+    const DenoiseSearch *ds = &s->search[c];
+    cl_kernel k  = s->kernel_weights;
     float h      = s->h > 0 ? s->h : s->sigma;
     float bias   = 2.0f * s->sigma * s->sigma;
     float inv_h2 = h > 0 ? 1.0f / (h * h) : INFINITY;
     float flat   = s->flat > 0 ? s->flat * s->sigma * s->sigma : -1.0f;
-    cl_int nb_frames = 1, ref_frame = 0;
     cl_int cle;
     int err = 0;
 
-    CL_SET_KERNEL_ARG(kernel,  0, cl_mem,   &s->src[c]);
-    CL_SET_KERNEL_ARG(kernel,  1, cl_int,   &comp->width);
-    CL_SET_KERNEL_ARG(kernel,  2, cl_int,   &comp->height);
-    CL_SET_KERNEL_ARG(kernel,  3, cl_int,   &nb_frames);
-    CL_SET_KERNEL_ARG(kernel,  4, cl_int,   &ref_frame);
-    CL_SET_KERNEL_ARG(kernel,  5, cl_int,   &pp->patch);
-    CL_SET_KERNEL_ARG(kernel,  6, cl_int,   &pp->step);
-    CL_SET_KERNEL_ARG(kernel,  7, cl_int,   &pp->block);
-    CL_SET_KERNEL_ARG(kernel,  8, cl_int,   &pp->radius);
-    CL_SET_KERNEL_ARG(kernel,  9, cl_int,   &pp->nx);
-    CL_SET_KERNEL_ARG(kernel, 10, cl_int,   &pp->ny);
-    CL_SET_KERNEL_ARG(kernel, 11, cl_int,   &limit_nx);
-    CL_SET_KERNEL_ARG(kernel, 12, cl_int,   &limit_ny);
-    CL_SET_KERNEL_ARG(kernel, 13, cl_float, &bias);
-    CL_SET_KERNEL_ARG(kernel, 14, cl_float, &inv_h2);
-    CL_SET_KERNEL_ARG(kernel, 15, cl_float, &flat);
-    CL_SET_KERNEL_ARG(kernel, 16, cl_mem,   &s->positions[c]);
-    CL_SET_KERNEL_ARG(kernel, 17, cl_mem,   &s->weights[c]);
-    CL_SET_KERNEL_ARG(kernel, 18, cl_mem,   &s->flat_means[c]);
-fail:
-    return err;
-}
-
-/*
- * The n best neighbours of every reference patch: the work-group kernel on
- * the regular grid where it fits the device, the per-patch kernel for the
- * rest (the last row and column of the grid, moved to the frame's edge).
- */
-static int search(AVFilterContext *avctx, int c)
-{
-    NLMeansGPUContext *s = avctx->priv;
-    const NLMeansPlaneParams *pp = &s->params[c];
-    cl_int cle;
-    int err, skip_nx = 0, skip_ny = 0;
-
-    if (pp->tiled) {
-        cl_kernel k = s->kernel_search_tiled;
-
-        err = set_search_args(avctx, k, c, pp->regular_nx, pp->regular_ny);
-        if (err < 0)
-            return err;
-        for (int i = 0; i < 2; i++) {
-            cle = clSetKernelArg(k, 19 + i, pp->tile_local[i], NULL);
-            CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
-        }
-        err = ff_denoise_opencl_run(avctx, &s->dn, k, pp->regular_nx, pp->regular_ny,
-                                    TILE, TILE, STAGE_SEARCH);
-        if (err < 0)
-            return err;
-        skip_nx = pp->regular_nx;
-        skip_ny = pp->regular_ny;
-        if (skip_nx == pp->nx && skip_ny == pp->ny)
-            return 0;
-    }
-    err = set_search_args(avctx, s->kernel_search, c, skip_nx, skip_ny);
-    if (err < 0)
-        return err;
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_search, pp->nx, pp->ny,
-                                 0, 0, STAGE_SEARCH);
+    CL_SET_KERNEL_ARG(k,  0, cl_mem,   &s->src[c]);
+    CL_SET_KERNEL_ARG(k,  1, cl_int,   &ds->width);
+    CL_SET_KERNEL_ARG(k,  2, cl_int,   &ds->patch);
+    CL_SET_KERNEL_ARG(k,  3, cl_int,   &ds->nx);
+    CL_SET_KERNEL_ARG(k,  4, cl_int,   &ds->ny);
+    CL_SET_KERNEL_ARG(k,  5, cl_float, &bias);
+    CL_SET_KERNEL_ARG(k,  6, cl_float, &inv_h2);
+    CL_SET_KERNEL_ARG(k,  7, cl_float, &flat);
+    CL_SET_KERNEL_ARG(k,  8, cl_mem,   &s->positions[c]);
+    CL_SET_KERNEL_ARG(k,  9, cl_mem,   &s->weights[c]);
+    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->flat_means[c]);
+    return ff_denoise_opencl_run(avctx, &s->dn, k, ds->nx, ds->ny, 0, 0,
+                                 STAGE_WEIGHTS);
 fail:
     return err;
 }
@@ -324,7 +210,7 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->layout.comp[c];
-    const NLMeansPlaneParams *pp = &s->params[c];
+    const DenoiseSearch *ds = &s->search[c];
     cl_int cle;
     int err;
 
@@ -332,7 +218,11 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
     if (err < 0)
         return err;
 
-    err = search(avctx, c);
+    err = ff_denoise_search_run(avctx, &s->dn, ds, s->src[c], 1, 0, 0,
+                                s->positions[c], s->weights[c], STAGE_SEARCH);
+    if (err < 0)
+        return err;
+    err = compute_weights(avctx, c);
     if (err < 0)
         return err;
 
@@ -340,10 +230,10 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
     CL_SET_KERNEL_ARG(s->kernel_aggregate,  1, cl_mem, &s->dst[c]);
     CL_SET_KERNEL_ARG(s->kernel_aggregate,  2, cl_int, &comp->width);
     CL_SET_KERNEL_ARG(s->kernel_aggregate,  3, cl_int, &comp->height);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  4, cl_int, &pp->patch);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  5, cl_int, &pp->step);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  6, cl_int, &pp->nx);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  7, cl_int, &pp->ny);
+    CL_SET_KERNEL_ARG(s->kernel_aggregate,  4, cl_int, &ds->patch);
+    CL_SET_KERNEL_ARG(s->kernel_aggregate,  5, cl_int, &ds->step);
+    CL_SET_KERNEL_ARG(s->kernel_aggregate,  6, cl_int, &ds->nx);
+    CL_SET_KERNEL_ARG(s->kernel_aggregate,  7, cl_int, &ds->ny);
     CL_SET_KERNEL_ARG(s->kernel_aggregate,  8, cl_mem, &s->positions[c]);
     CL_SET_KERNEL_ARG(s->kernel_aggregate,  9, cl_mem, &s->weights[c]);
     CL_SET_KERNEL_ARG(s->kernel_aggregate, 10, cl_mem, &s->flat_means[c]);
@@ -437,8 +327,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     cl_int cle;
 
     ff_denoise_opencl_uninit(avctx, &s->dn);
-    CL_RELEASE_KERNEL(s->kernel_search);
-    CL_RELEASE_KERNEL(s->kernel_search_tiled);
+    CL_RELEASE_KERNEL(s->kernel_weights);
     CL_RELEASE_KERNEL(s->kernel_aggregate);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
@@ -475,10 +364,10 @@ static const AVOption nlmeans_gpu_options[] = {
     { "flat", "flat-group threshold, in units of sigma^2 (0: disabled)",
       OFFSET(flat), AV_OPT_TYPE_FLOAT, { .dbl = 1.05 }, 0.0, 10.0, RFLAGS },
     { "search", "patch search kernel",
-      OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = SEARCH_AUTO }, SEARCH_AUTO, SEARCH_DIRECT, FLAGS, .unit = "search" },
-        { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
-        { "tiled",  "work-group search sharing the sums of overlapping patches", 0, AV_OPT_TYPE_CONST, { .i64 = SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
-        { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST, { .i64 = SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
+      OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
+        { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
+        { "tiled",  "work-group search sharing the sums of overlapping patches", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
+        { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
     { "profile", "log the kernel time of each stage for every frame",
       OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }

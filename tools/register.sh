@@ -9,7 +9,7 @@ TREE=$1
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 
 # name|objects|kernels
-FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o|denoise_common nlmeans_gpu"
+FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o|denoise_common patch_search nlmeans_gpu"
 
 # insert_after FILE ANCHOR LINE: add LINE after the first line that starts
 # with the fixed string ANCHOR, unless FILE already contains LINE.
@@ -26,6 +26,25 @@ insert_after() {
         { print } index($0, anchor) == 1 && !done { print line; done = 1 }' "$file" > "$file.tmp"
     cat "$file.tmp" > "$file"
     rm -f "$file.tmp"
+}
+
+# set_line FILE PREFIX ANCHOR LINE: make LINE the one line of FILE that starts
+# with PREFIX, replacing an older version of it, or else add it after ANCHOR.
+set_line() {
+    file=$1
+    prefix=$2
+    anchor=$3
+    line=$4
+    grep -qxF "$line" "$file" && return 0
+    if awk -v p="$prefix" 'index($0, p) == 1 { found = 1 } END { exit !found }' "$file"; then
+        awk -v p="$prefix" -v line="$line" '
+            index($0, p) == 1 { if (!done) print line; done = 1; next } { print }' \
+            "$file" > "$file.tmp"
+        cat "$file.tmp" > "$file"
+        rm -f "$file.tmp"
+    else
+        insert_after "$file" "$anchor" "$line"
+    fi
 }
 
 # FFmpeg 8 declares filters as FFFilter, 7.1 and older as AVFilter.
@@ -51,7 +70,7 @@ for entry in $(echo "$FILTERS" | tr ' ' '#'); do
     insert_after "$TREE/libavfilter/allfilters.c" \
         "extern const $FILTER_TYPE ff_vf_nlmeans_opencl;" \
         "extern const $FILTER_TYPE ff_vf_$name;"
-    insert_after "$TREE/libavfilter/Makefile" \
+    set_line "$TREE/libavfilter/Makefile" "OBJS-\$(CONFIG_${upper}_FILTER) " \
         'OBJS-$(CONFIG_NLMEANS_OPENCL_FILTER)' \
         "OBJS-\$(CONFIG_${upper}_FILTER) += $objs"
     insert_after "$TREE/configure" \

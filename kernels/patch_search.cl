@@ -1,0 +1,314 @@
+/*
+ * Patch search shared by the GPU denoisers: the most similar patches of a
+ * search window, kept sorted in registers (Davy & Ehret 2020, section 4.1).
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * Compile-time constants (prepended by the host):
+ *   NB_NEIGHBORS   size of the table of most similar patches
+ *   SEARCH_TILE    side of the square work-group of patch_search_tiled
+ *   SEARCH_UNROLL  offsets of the search window per pass of that kernel
+ *
+ * Patches are square, 'patch' samples wide, addressed by their top-left
+ * sample. Reference patches lie on a grid of step 'step' whose last row and
+ * column are moved to the frame's edge, so that every sample is covered.
+ * Candidates are the patches lying entirely inside the frame whose top-left
+ * sample is within 'radius' of the reference's, in every frame of the stack
+ * (nb_frames planes of width * height samples), scanned frame by frame, row
+ * by row, left to right.
+ *
+ * Output, one table per reference patch r = gy * nx + gx, sorted by
+ * increasing distance, ties in scan order:
+ *   positions[r * NB + k]  index of the k-th best patch in the frame stack
+ *   distances[r * NB + k]  its sum of squared differences (INFINITY: unused)
+ * With ref_first, the reference patch is entry 0 whatever ties there are.
+ */
+
+#pragma OPENCL FP_CONTRACT OFF
+
+#define NB     NB_NEIGHBORS
+#define TILE   SEARCH_TILE
+#define UNROLL SEARCH_UNROLL
+
+static int search_grid_pos(int g, int step, int size, int patch)
+{
+    return min(g * step, size - patch);
+}
+
+/*
+ * Patch distances are sums of squared differences grouped the same way by
+ * every kernel (and the golden model), so that they are bit-identical: in
+ * each row, sums of 'block' consecutive squares, these summed along the row,
+ * then the rows summed from top to bottom. 'block' divides the patch size
+ * and the step.
+ */
+static float search_distance(__global const float *a, __global const float *b,
+                              int width, int patch, int block, float limit)
+{
+    float ssd = 0.0f;
+
+    for (int j = 0; j < patch && ssd < limit; j++) {
+        float row = 0.0f;
+        for (int k = 0; k < patch; k += block) {
+            float sum = 0.0f;
+            for (int i = k; i < k + block; i++) {
+                float d = a[j * width + i] - b[j * width + i];
+                sum += d * d;
+            }
+            row += sum;
+        }
+        ssd += row;
+    }
+    return ssd;
+}
+
+/* Insert into the sorted table of the NB best candidates; a candidate goes
+ * after the entries of equal distance, found earlier in the scan. */
+static void search_insert(float *dist, uint *pos, float d, uint p)
+{
+    int shifting = 0;
+
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        /* once inserted, the rest moves down one place */
+        if (shifting || d < dist[k]) {
+            float td = dist[k];
+            uint  tp = pos[k];
+            dist[k]  = d;
+            pos[k]   = p;
+            d = td;
+            p = tp;
+            shifting = 1;
+        }
+    }
+}
+
+static void search_init(float *dist, uint *pos, uint ref_pos, int ref_first)
+{
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        dist[k] = INFINITY;
+        pos[k]  = ref_pos;
+    }
+    if (ref_first)
+        dist[0] = 0.0f;
+}
+
+static void search_store(const float *dist, const uint *pos, int r,
+                         __global uint *positions, __global float *distances)
+{
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        positions[r * NB + k] = pos[k];
+        distances[r * NB + k] = dist[k];
+    }
+}
+
+/*
+ * One work-item per reference patch, reading patches from global memory.
+ * Reference patches with gx < skip_nx and gy < skip_ny are left to
+ * patch_search_tiled.
+ */
+__kernel void patch_search(__global const float *frames,
+                             int width,
+                             int height,
+                             int nb_frames,
+                             int ref_frame,
+                             int patch,
+                             int step,
+                             int block,
+                             int radius,
+                             int nx,
+                             int ny,
+                             int skip_nx,
+                             int skip_ny,
+                             int ref_first,
+                             __global uint *positions,
+                             __global float *distances)
+{
+    int gx = get_global_id(0);
+    int gy = get_global_id(1);
+    uint plane_size = (uint)width * height;
+    int x0, y0, xs, xe, ys, ye;
+    uint ref_pos;
+    float dist[NB];
+    uint pos[NB];
+
+    if (gx >= nx || gy >= ny || (gx < skip_nx && gy < skip_ny))
+        return;
+
+    x0 = search_grid_pos(gx, step, width, patch);
+    y0 = search_grid_pos(gy, step, height, patch);
+    ref_pos = ref_frame * plane_size + y0 * width + x0;
+    xs = max(0, x0 - radius);
+    xe = min(width - patch, x0 + radius);
+    ys = max(0, y0 - radius);
+    ye = min(height - patch, y0 + radius);
+
+    search_init(dist, pos, ref_pos, ref_first);
+    for (int t = 0; t < nb_frames; t++) {
+        for (int cy = ys; cy <= ye; cy++) {
+            for (int cx = xs; cx <= xe; cx++) {
+                uint cpos = t * plane_size + cy * width + cx;
+                float d;
+
+                if (ref_first && cpos == ref_pos)
+                    continue;
+                d = search_distance(frames + ref_pos, frames + cpos, width,
+                                           patch, block, dist[NB - 1]);
+                if (d < dist[NB - 1])
+                    search_insert(dist, pos, d, cpos);
+            }
+        }
+    }
+    search_store(dist, pos, gy * nx + gx, positions, distances);
+}
+
+/*
+ * TILE x TILE reference patches of the regular grid (x = gx * step) per
+ * work-group. For UNROLL offsets of the search window at a time, the
+ * work-group computes the squared differences of its whole region once, as
+ * sums of 'block' samples shared by every patch that contains them (with
+ * 8x8 patches and step 4, each 4x4 block serves four patches); then each
+ * work-item adds up the blocks of its patch, row by row.
+ *
+ * Local memory, in floats: ref_tile rw * rh, then block_sums
+ * UNROLL * (rw / block) * rh, with rw = (TILE - 1) * step + patch and rh
+ * likewise.
+ */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_tiled(__global const float *frames,
+                          int width,
+                          int height,
+                          int nb_frames,
+                          int ref_frame,
+                          int patch,
+                          int step,
+                          int block,
+                          int radius,
+                          int nx,
+                          int ny,
+                          int regular_nx,
+                          int regular_ny,
+                          int ref_first,
+                          __global uint *positions,
+                          __global float *distances,
+                          __local float *ref_tile,
+                          __local float *block_sums)
+{
+    int lx  = get_local_id(0);
+    int ly  = get_local_id(1);
+    int gx  = get_group_id(0) * TILE + lx;
+    int gy  = get_group_id(1) * TILE + ly;
+    int x_base = get_group_id(0) * TILE * step;
+    int y_base = get_group_id(1) * TILE * step;
+    int rw  = (TILE - 1) * step + patch;
+    int rh  = (TILE - 1) * step + patch;
+    int nbx = rw / block;
+    int blocks_per_step  = step / block;
+    int blocks_per_patch = patch / block;
+    int active = gx < regular_nx && gy < regular_ny;
+    int x0 = gx * step, y0 = gy * step;
+    uint plane_size = (uint)width * height;
+    __global const float *ref_plane = frames + ref_frame * plane_size;
+    int first_bx  = (ly * TILE + lx) % nbx;
+    int first_ry  = (ly * TILE + lx) / nbx;
+    int stride_bx = (TILE * TILE) % nbx;
+    int stride_ry = (TILE * TILE) / nbx;
+    float dist[NB];
+    uint pos[NB];
+
+    /* the reference region, stored as [row][i % block][i / block] so that
+     * neighbouring work-items read neighbouring addresses */
+    for (int ry = ly; ry < rh; ry += TILE) {
+        int py = min(y_base + ry, height - 1);
+        for (int rx = lx; rx < rw; rx += TILE) {
+            int px = min(x_base + rx, width - 1);
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    search_init(dist, pos, ref_frame * plane_size + y0 * width + x0, ref_first);
+
+    for (int t = 0; t < nb_frames; t++) {
+        __global const float *plane = frames + t * plane_size;
+
+        for (int dy = -radius; dy <= radius; dy++) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
+                /* block sums of the region for offsets dx0 .. dx0 + UNROLL - 1,
+                 * the work-group's items spread over all its work-items */
+                for (int bx = first_bx, ry = first_ry; ry < rh;) {
+                    __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+                    __local const float *ref_row = ref_tile + ry * rw;
+                    float sum[UNROLL];
+
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        sum[u] = 0.0f;
+                    for (int i = 0; i < block; i++) {
+                        float r = ref_row[i * nbx + bx];
+                        int px  = x_base + bx * block + i + dx0;
+#pragma unroll
+                        for (int u = 0; u < UNROLL; u++) {
+                            float d = r - row[clamp(px + u, 0, width - 1)];
+                            sum[u] += d * d;
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        block_sums[(u * rh + ry) * nbx + bx] = sum[u];
+
+                    bx += stride_bx;
+                    ry += stride_ry;
+                    if (bx >= nbx) {
+                        bx -= nbx;
+                        ry++;
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+
+                /* each patch: its blocks along each row, then the rows */
+                for (int u = 0; u < UNROLL && active; u++) {
+                    int cx = x0 + dx0 + u, cy = y0 + dy;
+                    __local const float *b = block_sums + (u * rh + ly * step) * nbx +
+                                             lx * blocks_per_step;
+                    float ssd = 0.0f;
+
+                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
+                        cx > width - patch || cy > height - patch ||
+                        (ref_first && t == ref_frame && cx == x0 && cy == y0))
+                        continue;
+                    for (int j = 0; j < patch; j++) {
+                        float row = 0.0f;
+                        for (int k = 0; k < blocks_per_patch; k++)
+                            row += b[j * nbx + k];
+                        ssd += row;
+                    }
+                    if (ssd < dist[NB - 1])
+                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+    }
+
+    if (active)
+        search_store(dist, pos, gy * nx + gx, positions, distances);
+}
