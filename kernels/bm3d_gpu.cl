@@ -1,0 +1,258 @@
+/*
+ * BM3D filtering: one fused kernel per group (Davy & Ehret 2020, 4.4).
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * Built after patch_search.cl (NB: the size of its tables, the largest
+ * group). doc/bm3d_gpu-algorithm.md is the exact contract with the golden
+ * model.
+ *
+ * One work-group of 64 work-items per group of 8x8 patches; work-item
+ * (a, b) = (lid / 8, lid % 8) holds sample or coefficient (a, b) of every
+ * patch of the group in registers. The 2-D transforms go through local
+ * memory, the 1-D transform along the group stays in registers, and the
+ * result is added to fixed-point accumulators with 64-bit integer atomics,
+ * so the output does not depend on the order of the groups.
+ */
+
+#pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+#define K       8
+#define KK      64
+#define FIX_ONE 16777216.0f     /* 2^24: fixed-point unit of the sums */
+
+/* Forward 2-D DCT of the n patches of 'stack' (local, [z][a * 8 + b]) into
+ * the registers x: rows first, then columns. */
+static void bm3d_dct_forward(__local float *stack, __local float *scratch,
+                             __constant float *dct, int n, int lid, float *x)
+{
+    int a = lid / K, b = lid % K;
+
+    for (int z = 0; z < n; z++) {
+        float t = 0.0f;
+        for (int i = 0; i < K; i++)
+            t += dct[b * K + i] * stack[z * KK + a * K + i];
+        scratch[z * KK + lid] = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int z = 0; z < NB; z++) {
+        if (z < n) {
+            float t = 0.0f;
+            for (int i = 0; i < K; i++)
+                t += dct[a * K + i] * scratch[z * KK + i * K + b];
+            x[z] = t;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Inverse 2-D DCT of the registers x (columns, then rows) into 'stack'. */
+static void bm3d_dct_inverse(__local float *stack, __local float *scratch,
+                             __constant float *dct, int n, int lid,
+                             const float *x)
+{
+    int a = lid / K, b = lid % K;
+
+#pragma unroll
+    for (int z = 0; z < NB; z++)
+        if (z < n)
+            stack[z * KK + lid] = x[z];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int z = 0; z < n; z++) {
+        float t = 0.0f;
+        for (int i = 0; i < K; i++)
+            t += dct[i * K + a] * stack[z * KK + i * K + b];
+        scratch[z * KK + lid] = t;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int z = 0; z < n; z++) {
+        float t = 0.0f;
+        for (int i = 0; i < K; i++)
+            t += dct[i * K + b] * scratch[z * KK + a * K + i];
+        stack[z * KK + lid] = t;
+    }
+}
+
+/* Orthonormal Walsh-Hadamard transform along the group; its own inverse. */
+static void bm3d_hadamard(float *x, int n)
+{
+    const float s = M_SQRT1_2_F;
+
+#pragma unroll
+    for (int h = 1; h < NB; h <<= 1) {
+        if (h >= n)
+            break;
+#pragma unroll
+        for (int z = 0; z < NB; z++) {
+            if (!(z & h) && z + h < n) {
+                float u = x[z], v = x[z + h];
+                x[z]     = (u + v) * s;
+                x[z + h] = (u - v) * s;
+            }
+        }
+    }
+}
+
+/* Size of the group: the entries within tau, rounded down to a power of
+ * two (the reference, entry 0, always counts). */
+static int bm3d_group_size(__global const float *distances, int r, int group,
+                           float tau)
+{
+    int count = 1, n = 1;
+
+    for (int k = 1; k < group; k++) {
+        if (!(distances[r * NB + k] * (1.0f / 64.0f) <= tau))
+            break;
+        count++;
+    }
+    while (n * 2 <= count)
+        n *= 2;
+    return n;
+}
+
+static void bm3d_load(__global const float *plane, __global const uint *positions,
+                      int r, int n, int width, int lid, __local float *stack)
+{
+    int a = lid / K, b = lid % K;
+
+    for (int z = 0; z < n; z++)
+        stack[z * KK + lid] = plane[positions[r * NB + z] + a * width + b];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/*
+ * One group: hard thresholding (wiener == 0) of the noisy stack, or Wiener
+ * filtering (wiener == 1) of the noisy stack with the basic estimate's as
+ * the oracle. Adds every patch of the group at its position to num/den.
+ * 'wiener' is a constant of each kernel below, so that no barrier sits in a
+ * branch.
+ */
+static void bm3d_filter_group(__global const float *noisy,
+                              __global const float *basic,
+                              int width,
+                              int nx,
+                              __global const uint *positions,
+                              __global const float *distances,
+                              int group,
+                              float tau,
+                              float sigma,
+                              float threshold,
+                              const int wiener,
+                              __constant float *dct,
+                              __constant float *kaiser,
+                              __global long *num,
+                              __global long *den,
+                              __local float *stack,
+                              __local float *scratch,
+                              __local float *partial)
+{
+    int lid = get_local_id(0);
+    int a   = lid / K, b = lid % K;
+    int r   = get_group_id(1) * nx + get_group_id(0);
+    float x[NB], oracle[NB];
+    float weight, sum = 0.0f;
+    int n = bm3d_group_size(distances, r, group, tau);
+
+    if (wiener) {
+        bm3d_load(basic, positions, r, n, width, lid, stack);
+        bm3d_dct_forward(stack, scratch, dct, n, lid, oracle);
+        bm3d_hadamard(oracle, n);
+    }
+    bm3d_load(noisy, positions, r, n, width, lid, stack);
+    bm3d_dct_forward(stack, scratch, dct, n, lid, x);
+    bm3d_hadamard(x, n);
+
+#pragma unroll
+    for (int z = 0; z < NB; z++) {
+        if (z >= n)
+            break;
+        if (wiener) {
+            float b2 = oracle[z] * oracle[z];
+            float w  = sigma > 0.0f ? b2 / (b2 + sigma * sigma) : 1.0f;
+            x[z] = w * x[z];
+            sum += w * w;
+        } else if (fabs(x[z]) > threshold) {
+            sum += 1.0f;
+        } else {
+            x[z] = 0.0f;
+        }
+    }
+
+    /* group weight: 1 / kept coefficients, or 1 / sum of squared Wiener
+     * gains, summed over the work-items in row-major order */
+    partial[lid] = sum;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    sum = 0.0f;
+    for (int i = 0; i < KK; i++)
+        sum += partial[i];
+    weight = wiener ? 1.0f / fmax(sum, 1e-6f) : 1.0f / fmax(sum, 1.0f);
+
+    bm3d_hadamard(x, n);
+    bm3d_dct_inverse(stack, scratch, dct, n, lid, x);
+
+    {
+        float kw = weight * kaiser[lid];
+        long  kd = convert_long_rte(kw * FIX_ONE);
+
+        for (int z = 0; z < n; z++) {
+            uint p = positions[r * NB + z] + a * width + b;
+            atom_add(&num[p], convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
+            atom_add(&den[p], kd);
+        }
+    }
+}
+
+#define BM3D_FILTER_KERNEL(name, wiener)                                        \
+__kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        \
+void name(__global const float *noisy, __global const float *basic,            \
+          int width, int nx, __global const uint *positions,                   \
+          __global const float *distances, int group, float tau, float sigma,  \
+          float threshold, __constant float *dct, __constant float *kaiser,    \
+          __global long *num, __global long *den)                              \
+{                                                                               \
+    __local float stack[NB * KK];                                               \
+    __local float scratch[NB * KK];                                             \
+    __local float partial[KK];                                                  \
+                                                                                \
+    bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
+                      tau, sigma, threshold, wiener, dct, kaiser, num, den,    \
+                      stack, scratch, partial);                                 \
+}
+
+/* The global size is exactly (nx * 64, ny): one work-group per group. */
+BM3D_FILTER_KERNEL(bm3d_filter_ht, 0)
+BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
+
+/* num / den of the fixed-point accumulators, per sample. */
+__kernel void bm3d_normalise(__global const long *num,
+                             __global const long *den,
+                             __global float *dst,
+                             int width,
+                             int height)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    int i = y * width + x;
+
+    if (x >= width || y >= height)
+        return;
+    dst[i] = convert_float(num[i]) / convert_float(den[i]);
+}

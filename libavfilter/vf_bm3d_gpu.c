@@ -1,0 +1,554 @@
+/*
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/**
+ * @file
+ * Two-step BM3D (K. Dabov et al., 2007) on OpenCL frames, after A. Davy and
+ * T. Ehret, "GPU acceleration of NL-means, BM3D and VBM3D", 2020: block
+ * matching, then one fused kernel per group (3-D transform, hard threshold
+ * or Wiener shrinkage, inverse, aggregation). doc/bm3d_gpu-algorithm.md in
+ * the project's repository is the exact definition.
+ */
+
+#include <math.h>
+
+#include "libavutil/bprint.h"
+#include "libavutil/common.h"
+#include "libavutil/hwcontext.h"
+#include "libavutil/mem.h"
+#include "libavutil/opt.h"
+
+#include "avfilter.h"
+#include "denoise_opencl.h"
+#include "filters.h"
+#include "opencl.h"
+#include "opencl_source.h"
+#include "video.h"
+
+#define BLOCK 8
+
+enum BM3DStage {
+    STAGE_IO,
+    STAGE_SEARCH,
+    STAGE_FILTER,
+    STAGE_NORMALISE,
+};
+
+enum BM3DPreset {
+    PRESET_FAST,
+    PRESET_REF,
+};
+
+enum BM3DEstimate {
+    ESTIMATE_FINAL,
+    ESTIMATE_BASIC,
+};
+
+/** Parameters of one step. */
+typedef struct BM3DStep {
+    int step;
+    int group;
+    int range;
+    float thmse;
+} BM3DStep;
+
+static const BM3DStep presets[2][2] = {
+    [PRESET_FAST] = { { 4,  8, 21, 2500 }, { 4,  8, 21, 400 } },
+    [PRESET_REF]  = { { 3, 16, 39, 2500 }, { 3, 32, 39, 400 } },
+};
+
+typedef struct BM3DGPUContext {
+    OpenCLFilterContext ocf;
+    DenoiseOpenCLContext dn;
+
+    /* options */
+    float sigma;
+    int   preset;
+    BM3DStep opt[2];       ///< -1 / -1.0: from the preset
+    float hdthr;
+    float beta;
+    int   estim;
+    int   planes;
+    int   search_mode;
+
+    int initialised;
+    BM3DStep par[2];       ///< effective parameters
+    int nb_max;            ///< size of the search tables
+    DenoiseLayout layout;
+    DenoiseSearch search[DENOISE_MAX_COMPONENTS][2];
+    cl_kernel kernel_filter[2];     ///< hard threshold, Wiener
+    cl_kernel kernel_normalise;
+    cl_mem dct;
+    cl_mem kaiser;
+    cl_mem src[DENOISE_MAX_COMPONENTS];
+    cl_mem basic[DENOISE_MAX_COMPONENTS];
+    cl_mem dst[DENOISE_MAX_COMPONENTS];
+    cl_mem positions[DENOISE_MAX_COMPONENTS];
+    cl_mem distances[DENOISE_MAX_COMPONENTS];
+    cl_mem num[DENOISE_MAX_COMPONENTS];
+    cl_mem den[DENOISE_MAX_COMPONENTS];
+} BM3DGPUContext;
+
+static int component_selected(const BM3DGPUContext *s, int c)
+{
+    return c < s->layout.nb_components && (s->planes & (1 << c));
+}
+
+/* Modified Bessel function of the first kind, order 0 (power series). */
+static double bessel_i0(double x)
+{
+    double sum = 1.0, term = 1.0;
+
+    for (int k = 1; k < 50; k++) {
+        term *= (x / (2.0 * k)) * (x / (2.0 * k));
+        sum  += term;
+    }
+    return sum;
+}
+
+/* The orthonormal 8-point DCT-II matrix and the 8x8 Kaiser window, computed
+ * in double and rounded to float, as the golden model does. */
+static void make_tables(float beta, float *dct, float *kaiser)
+{
+    double w[BLOCK];
+
+    for (int r = 0; r < BLOCK; r++) {
+        double alpha = r ? sqrt(2.0 / BLOCK) : sqrt(1.0 / BLOCK);
+        for (int a = 0; a < BLOCK; a++)
+            dct[r * BLOCK + a] = alpha * cos(M_PI * (2 * a + 1) * r / (2.0 * BLOCK));
+    }
+    for (int i = 0; i < BLOCK; i++) {
+        double t = 2.0 * i / (BLOCK - 1) - 1.0;
+        w[i] = bessel_i0(beta * sqrt(1.0 - t * t)) / bessel_i0(beta);
+    }
+    for (int a = 0; a < BLOCK; a++)
+        for (int b = 0; b < BLOCK; b++)
+            kaiser[a * BLOCK + b] = w[a] * w[b];
+}
+
+static int is_power_of_two(int v)
+{
+    return v > 0 && !(v & (v - 1));
+}
+
+static int resolve_parameters(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+
+    for (int i = 0; i < 2; i++) {
+        const BM3DStep *p = &presets[s->preset][i];
+        BM3DStep *e = &s->par[i];
+
+        e->step  = s->opt[i].step  > 0 ? s->opt[i].step  : p->step;
+        e->group = s->opt[i].group > 0 ? s->opt[i].group : p->group;
+        e->range = s->opt[i].range > 0 ? s->opt[i].range : p->range;
+        e->thmse = s->opt[i].thmse >= 0 ? s->opt[i].thmse : p->thmse;
+        if (!is_power_of_two(e->group)) {
+            av_log(avctx, AV_LOG_ERROR, "group%s (%d) must be a power of two "
+                   "from 1 to 32.\n", i ? "2" : "", e->group);
+            return AVERROR(EINVAL);
+        }
+    }
+    s->nb_max = FFMAX(s->par[0].group, s->par[1].group);
+    return 0;
+}
+
+static int alloc_buffers(AVFilterContext *avctx, int c)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->layout.comp[c];
+    size_t samples = (size_t)comp->width * comp->height;
+    size_t refs = 0;
+
+    for (int i = 0; i < 2; i++)
+        refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].ny);
+    s->src[c]       = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->basic[c]     = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->dst[c]       = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->num[c]       = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_long));
+    s->den[c]       = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_long));
+    s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
+    s->distances[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_float));
+    if (!s->src[c] || !s->basic[c] || !s->dst[c] || !s->num[c] || !s->den[c] ||
+        !s->positions[c] || !s->distances[c])
+        return AVERROR(ENOMEM);
+    return 0;
+}
+
+static int create_tables(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+    float dct[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
+    cl_int cle;
+
+    make_tables(s->beta, dct, kaiser);
+    s->dct = clCreateBuffer(s->ocf.hwctx->context,
+                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            sizeof(dct), dct, &cle);
+    if (!s->dct)
+        goto fail;
+    s->kaiser = clCreateBuffer(s->ocf.hwctx->context,
+                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                               sizeof(kaiser), kaiser, &cle);
+    if (!s->kaiser)
+        goto fail;
+    return 0;
+fail:
+    av_log(avctx, AV_LOG_ERROR, "Failed to create the transform tables: %d.\n", cle);
+    return AVERROR(EIO);
+}
+
+static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
+{
+    BM3DGPUContext *s = avctx->priv;
+    AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
+    const char *sources[] = { ff_source_bm3d_gpu_cl };
+    cl_device_id device = s->ocf.hwctx->device_id;
+    char extensions[4096] = "";
+    AVBPrint defines;
+    cl_int cle;
+    int err;
+
+    err = ff_denoise_opencl_get_layout(avctx, frames->sw_format, frame->width,
+                                       frame->height, &s->layout);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < s->layout.nb_components; c++) {
+        const DenoiseComponent *comp = &s->layout.comp[c];
+        if (component_selected(s, c) && (comp->width < BLOCK || comp->height < BLOCK)) {
+            av_log(avctx, AV_LOG_ERROR, "Plane %d is %dx%d: bm3d_gpu needs "
+                   "planes of at least %dx%d samples.\n", c, comp->width,
+                   comp->height, BLOCK, BLOCK);
+            return AVERROR(EINVAL);
+        }
+    }
+    if ((uint64_t)frame->width * frame->height > UINT32_MAX / 2) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large.\n",
+               frame->width, frame->height);
+        return AVERROR(EINVAL);
+    }
+    clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
+                    extensions, NULL);
+    if (!strstr(extensions, "cl_khr_int64_base_atomics")) {
+        av_log(avctx, AV_LOG_ERROR, "bm3d_gpu needs 64-bit integer atomics "
+               "(cl_khr_int64_base_atomics), which this OpenCL device lacks.\n");
+        return AVERROR(ENOSYS);
+    }
+
+    av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
+    if (!av_bprint_is_complete(&defines)) {
+        av_bprint_finalize(&defines, NULL);
+        return AVERROR(ENOMEM);
+    }
+    s->dn.stage_names[STAGE_IO]        = "load/store";
+    s->dn.stage_names[STAGE_SEARCH]    = "search";
+    s->dn.stage_names[STAGE_FILTER]    = "filter";
+    s->dn.stage_names[STAGE_NORMALISE] = "normalise";
+    err = ff_denoise_opencl_init(avctx, &s->dn, defines.str, sources,
+                                 FF_ARRAY_ELEMS(sources));
+    av_bprint_finalize(&defines, NULL);
+    if (err < 0)
+        return err;
+
+    s->kernel_filter[0] = clCreateKernel(s->ocf.program, "bm3d_filter_ht", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_ht: %d.\n", cle);
+    s->kernel_filter[1] = clCreateKernel(s->ocf.program, "bm3d_filter_wiener", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_wiener: %d.\n", cle);
+    s->kernel_normalise = clCreateKernel(s->ocf.program, "bm3d_normalise", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_normalise: %d.\n", cle);
+    err = create_tables(avctx);
+    if (err < 0)
+        goto fail;
+
+    for (int c = 0; c < s->layout.nb_components; c++) {
+        const DenoiseComponent *comp = &s->layout.comp[c];
+        if (!component_selected(s, c))
+            continue;
+        for (int i = 0; i < 2; i++)
+            ff_denoise_search_init(avctx, &s->dn, &s->search[c][i], comp->width,
+                                   comp->height, BLOCK, FFMIN(s->par[i].step, BLOCK),
+                                   s->par[i].range / 2, s->search_mode);
+        err = alloc_buffers(avctx, c);
+        if (err < 0)
+            goto fail;
+    }
+    s->initialised = 1;
+    return 0;
+fail:
+    return err;
+}
+
+static int zero_buffer(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
+                       size_t size)
+{
+    cl_long zero = 0;
+    cl_int cle = clEnqueueFillBuffer(s->dn.queue, buf, &zero, sizeof(zero), 0,
+                                     size, 0, NULL, NULL);
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to clear a buffer: %d.\n", cle);
+        return AVERROR(EIO);
+    }
+    return 0;
+}
+
+/* One step: groups from the search on 'guide', filtered, then num / den
+ * into 'out'. */
+static int run_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
+                    cl_mem out)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseSearch *ds = &s->search[c][i];
+    const BM3DStep *p = &s->par[i];
+    size_t samples = (size_t)comp->width * comp->height;
+    cl_kernel k = s->kernel_filter[i];
+    float threshold = s->hdthr * s->sigma;
+    size_t global[2] = { (size_t)ds->nx * 64, ds->ny };
+    size_t local[2]  = { 64, 1 };
+    cl_event event = NULL;
+    cl_int cle;
+    int err;
+
+    err = ff_denoise_search_run(avctx, &s->dn, ds, guide, 1, 0, 1,
+                                s->positions[c], s->distances[c], STAGE_SEARCH);
+    if (err < 0)
+        return err;
+    if ((err = zero_buffer(avctx, s, s->num[c], samples * sizeof(cl_long))) < 0 ||
+        (err = zero_buffer(avctx, s, s->den[c], samples * sizeof(cl_long))) < 0)
+        return err;
+
+    CL_SET_KERNEL_ARG(k,  0, cl_mem,   &s->src[c]);
+    CL_SET_KERNEL_ARG(k,  1, cl_mem,   &guide);
+    CL_SET_KERNEL_ARG(k,  2, cl_int,   &comp->width);
+    CL_SET_KERNEL_ARG(k,  3, cl_int,   &ds->nx);
+    CL_SET_KERNEL_ARG(k,  4, cl_mem,   &s->positions[c]);
+    CL_SET_KERNEL_ARG(k,  5, cl_mem,   &s->distances[c]);
+    CL_SET_KERNEL_ARG(k,  6, cl_int,   &p->group);
+    CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
+    CL_SET_KERNEL_ARG(k,  8, cl_float, &s->sigma);
+    CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
+    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->dct);
+    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->kaiser);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->num[c]);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->den[c]);
+    cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
+                                 NULL, s->dn.profile ? &event : NULL);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue bm3d_filter: %d.\n", cle);
+    if (event) {
+        clWaitForEvents(1, &event);
+        s->dn.stage_ms[STAGE_FILTER] += ff_opencl_get_event_time(event) / 1e6;
+        clReleaseEvent(event);
+    }
+
+    k = s->kernel_normalise;
+    CL_SET_KERNEL_ARG(k, 0, cl_mem, &s->num[c]);
+    CL_SET_KERNEL_ARG(k, 1, cl_mem, &s->den[c]);
+    CL_SET_KERNEL_ARG(k, 2, cl_mem, &out);
+    CL_SET_KERNEL_ARG(k, 3, cl_int, &comp->width);
+    CL_SET_KERNEL_ARG(k, 4, cl_int, &comp->height);
+    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
+                                 0, 0, STAGE_NORMALISE);
+fail:
+    return err;
+}
+
+static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
+{
+    BM3DGPUContext *s = avctx->priv;
+    int err;
+
+    err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c]);
+    if (err < 0)
+        return err;
+    if (s->estim == ESTIMATE_BASIC)
+        return run_step(avctx, c, 0, s->src[c], s->dst[c]);
+    err = run_step(avctx, c, 0, s->src[c], s->basic[c]);
+    if (err < 0)
+        return err;
+    return run_step(avctx, c, 1, s->basic[c], s->dst[c]);
+}
+
+static int bm3d_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
+{
+    AVFilterContext *avctx = inlink->dst;
+    AVFilterLink *outlink  = avctx->outputs[0];
+    BM3DGPUContext *s      = avctx->priv;
+    AVFrame *out = NULL;
+    int err = 0, mask = 0;
+
+    if (!in->hw_frames_ctx) {
+        err = AVERROR(EINVAL);
+        goto fail;
+    }
+    if (!s->initialised) {
+        err = bm3d_gpu_init(avctx, in);
+        if (err < 0)
+            goto fail;
+    }
+
+    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+    if (!out) {
+        err = AVERROR(ENOMEM);
+        goto fail;
+    }
+    err = av_frame_copy_props(out, in);
+    if (err < 0)
+        goto fail;
+
+    if (avctx->is_disabled) {
+        err = ff_denoise_opencl_copy_frame(avctx, &s->dn, &s->layout, out, in);
+    } else {
+        for (int c = 0; c < s->layout.nb_components && err >= 0; c++) {
+            if (!component_selected(s, c))
+                continue;
+            err = denoise_component(avctx, in, c);
+            mask |= 1 << c;
+        }
+        if (err >= 0)
+            err = ff_denoise_opencl_store(avctx, &s->dn, &s->layout, out, in,
+                                          s->dst, mask);
+    }
+    if (err < 0)
+        goto fail;
+    err = ff_denoise_opencl_finish(avctx, &s->dn);
+    if (err < 0)
+        goto fail;
+
+    av_frame_free(&in);
+    return ff_filter_frame(outlink, out);
+
+fail:
+    if (s->dn.queue)
+        clFinish(s->dn.queue);
+    av_frame_free(&in);
+    av_frame_free(&out);
+    return err;
+}
+
+static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)
+{
+    int err = resolve_parameters(avctx);
+
+    if (err < 0)
+        return err;
+    return ff_opencl_filter_init(avctx);
+}
+
+static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+    cl_int cle;
+
+    ff_denoise_opencl_uninit(avctx, &s->dn);
+    CL_RELEASE_KERNEL(s->kernel_filter[0]);
+    CL_RELEASE_KERNEL(s->kernel_filter[1]);
+    CL_RELEASE_KERNEL(s->kernel_normalise);
+    CL_RELEASE_MEMORY(s->dct);
+    CL_RELEASE_MEMORY(s->kaiser);
+    for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
+        CL_RELEASE_MEMORY(s->src[c]);
+        CL_RELEASE_MEMORY(s->basic[c]);
+        CL_RELEASE_MEMORY(s->dst[c]);
+        CL_RELEASE_MEMORY(s->positions[c]);
+        CL_RELEASE_MEMORY(s->distances[c]);
+        CL_RELEASE_MEMORY(s->num[c]);
+        CL_RELEASE_MEMORY(s->den[c]);
+    }
+    ff_opencl_filter_uninit(avctx);
+}
+
+#define OFFSET(x) offsetof(BM3DGPUContext, x)
+#define FLAGS  (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
+#define RFLAGS (FLAGS | AV_OPT_FLAG_RUNTIME_PARAM)
+static const AVOption bm3d_gpu_options[] = {
+    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",
+      OFFSET(sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, RFLAGS },
+    { "preset", "parameter set",
+      OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
+        { "fast", "Davy & Ehret: step 4, 21x21 window, groups of 8", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
+        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
+    { "bstep", "step of the grid of reference blocks, first step (0: from the preset)",
+      OFFSET(opt[0].step), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 8, FLAGS },
+    { "group", "largest group, a power of two, first step (0: from the preset)",
+      OFFSET(opt[0].group), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 32, FLAGS },
+    { "range", "search window size, first step (0: from the preset)",
+      OFFSET(opt[0].range), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
+    { "thmse", "largest mean squared difference of a matching block, first step (-1: from the preset)",
+      OFFSET(opt[0].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS },
+    { "bstep2", "step of the grid of reference blocks, second step (0: from the preset)",
+      OFFSET(opt[1].step), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 8, FLAGS },
+    { "group2", "largest group, a power of two, second step (0: from the preset)",
+      OFFSET(opt[1].group), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 32, FLAGS },
+    { "range2", "search window size, second step (0: from the preset)",
+      OFFSET(opt[1].range), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
+    { "thmse2", "largest mean squared difference of a matching block, second step (-1: from the preset)",
+      OFFSET(opt[1].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS },
+    { "hdthr", "hard threshold of the first step, in units of sigma",
+      OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },
+    { "kaiser", "beta of the Kaiser window of the aggregation",
+      OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, 20, FLAGS },
+    { "estim", "estimate to output",
+      OFFSET(estim), AV_OPT_TYPE_INT, { .i64 = ESTIMATE_FINAL }, ESTIMATE_FINAL, ESTIMATE_BASIC, FLAGS, .unit = "estim" },
+        { "final", "both steps: hard threshold, then Wiener filtering", 0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_FINAL }, 0, 0, FLAGS, .unit = "estim" },
+        { "basic", "the first step only",                               0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_BASIC }, 0, 0, FLAGS, .unit = "estim" },
+    { "planes", "bit mask of the planes to filter",
+      OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },
+    { "search", "block matching kernel",
+      OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
+        { "auto",   "work-group search on GPUs, per-block search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
+        { "tiled",  "work-group search sharing the sums of overlapping blocks", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
+        { "direct", "one work-item per reference block", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
+    { "profile", "log the kernel time of each stage for every frame",
+      OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    { NULL }
+};
+
+AVFILTER_DEFINE_CLASS(bm3d_gpu);
+
+static const AVFilterPad bm3d_gpu_inputs[] = {
+    {
+        .name         = "default",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .filter_frame = &bm3d_gpu_filter_frame,
+        .config_props = &ff_denoise_opencl_config_input,
+    },
+};
+
+static const AVFilterPad bm3d_gpu_outputs[] = {
+    {
+        .name         = "default",
+        .type         = AVMEDIA_TYPE_VIDEO,
+        .config_props = &ff_opencl_filter_config_output,
+    },
+};
+
+const FFFilter ff_vf_bm3d_gpu = {
+    .p.name          = "bm3d_gpu",
+    .p.description   = NULL_IF_CONFIG_SMALL("Block-matching and 3-D filtering denoiser through OpenCL"),
+    .p.priv_class    = &bm3d_gpu_class,
+    .p.flags         = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
+    .priv_size       = sizeof(BM3DGPUContext),
+    .init            = &bm3d_gpu_init_filter,
+    .uninit          = &bm3d_gpu_uninit,
+    FILTER_INPUTS(bm3d_gpu_inputs),
+    FILTER_OUTPUTS(bm3d_gpu_outputs),
+    FILTER_SINGLE_PIXFMT(AV_PIX_FMT_OPENCL),
+    .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
+    .process_command = &ff_filter_process_command,
+};
