@@ -136,3 +136,27 @@ def psnr(a, b, peak=255.0):
 def mean_psnr(out, clean_frames, frame_size):
     values = [psnr(out[i * frame_size:(i + 1) * frame_size], c) for i, c in enumerate(clean_frames)]
     return sum(values) / len(values), values
+
+
+def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
+    """Best value of a peer's strength parameter: a grid scale * factors,
+    then 'refinements' halvings around the best point. Returns
+    (value, score, {value: score})."""
+    tried = {}
+
+    def ev(v):
+        v = round(min(max(v, lo), hi), 2)
+        if v not in tried:
+            tried[v] = evaluate(v)
+        return tried[v]
+
+    for f in factors:
+        ev(scale * f)
+    step = (factors[1] - factors[0]) * scale / 2
+    for _ in range(refinements):
+        best = max(tried, key=tried.get)
+        ev(best - step)
+        ev(best + step)
+        step /= 2
+    best = max(tried, key=tried.get)
+    return best, tried[best], tried

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Quality test of bm3d_gpu on natural photographs with exact AWGN.
+
+For sigma = 10, 20 and 40 (fixed seeds), the mean PSNR over gray centre
+crops of the scikit-image photographs of bm3d_gpu with its `ref` and `fast`
+presets, and of FFmpeg's bm3d at its best configuration: its sigma searched
+for one pass with group 1, and for two passes (basic estimate, then ref=1
+with group 16); the better of the two is kept.
+The test fails unless bm3d_gpu `ref` beats FFmpeg's bm3d by 0.5 dB and `fast`
+stays within 0.3 dB of `ref`, at every sigma.
+"""
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (PHOTOS, FFmpeg, add_noise, log, mean_psnr, prepare_clean,  # noqa: E402
+                    read_pnm, search_parameter, skimage_data_dir)
+
+MARGIN_REF = 0.5
+MARGIN_FAST = 0.3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ffmpeg", required=True)
+    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    ap.add_argument("--size", type=int, default=256, help="crop size")
+    ap.add_argument("--sigmas", default="10,20,40")
+    ap.add_argument("--photos", default=",".join(PHOTOS))
+    ap.add_argument("--report", default=None, help="write the table here (markdown)")
+    args = ap.parse_args()
+
+    os.makedirs(args.work, exist_ok=True)
+    ff = FFmpeg(args.ffmpeg, args.device)
+    names = args.photos.split(",")
+    size = args.size
+    fsize = size * size
+    data = skimage_data_dir(args.work)
+    clean_paths = prepare_clean(ff, data, args.work, names, size, "gray")
+    clean = [read_pnm(p)[3] for p in clean_paths]
+    sigmas = [float(s) for s in args.sigmas.split(",")]
+
+    rows = []
+    failures = []
+    t_start = time.time()
+    for sigma in sigmas:
+        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 1000 * int(sigma) + i, args.work))[3]
+                         for i, p in enumerate(clean_paths))
+
+        def ours(opts):
+            out = ff.filter_raw(noisy, "gray", size, size,
+                                "hwupload,bm3d_gpu=sigma=%g%s,hwdownload,format=gray" % (sigma, opts),
+                                opencl=True)
+            return mean_psnr(out, clean, fsize)[0]
+
+        def one_pass(s):
+            out = ff.filter_raw(noisy, "gray", size, size,
+                                "bm3d=sigma=%g:group=1:estim=basic" % s)
+            return mean_psnr(out, clean, fsize)[0]
+
+        def two_pass(s):
+            out = ff.filter_raw(noisy, "gray", size, size,
+                                "split[a][b];[a]bm3d=sigma=%g:group=1:estim=basic[basic];"
+                                "[b][basic]bm3d=sigma=%g:group=16:estim=final:ref=1" % (s, s))
+            return mean_psnr(out, clean, fsize)[0]
+
+        noisy_psnr = mean_psnr(noisy, clean, fsize)[0]
+        ref = ours(":preset=ref")
+        fast = ours(":preset=fast")
+        basic = ours(":preset=fast:estim=basic")
+        factors = (3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
+        s1, p1, _ = search_parameter(one_pass, factors, sigma, 1.0, 999.9)
+        s2, p2, _ = search_parameter(two_pass, (3.0, 5.0, 7.0), sigma, 1.0, 999.9, refinements=1)
+        if p1 >= p2:
+            peer, peer_cfg = p1, "one pass, group=1, sigma=%g" % s1
+        else:
+            peer, peer_cfg = p2, "two passes, group=16, sigma=%g" % s2
+        rows.append((sigma, noisy_psnr, ref, fast, basic, p1, s1, p2, s2, peer))
+        log("sigma %g: noisy %.2f, bm3d_gpu ref %.2f, fast %.2f (basic %.2f), FFmpeg bm3d one pass "
+            "%.2f (sigma=%g), two passes %.2f (sigma=%g)" % (sigma, noisy_psnr, ref, fast, basic,
+                                                             p1, s1, p2, s2))
+        if not ref >= peer + MARGIN_REF:
+            failures.append("sigma %g: bm3d_gpu ref %.2f dB is not %.1f dB above FFmpeg's bm3d "
+                            "%.2f dB (%s)" % (sigma, ref, MARGIN_REF, peer, peer_cfg))
+        if not fast >= ref - MARGIN_FAST:
+            failures.append("sigma %g: bm3d_gpu fast %.2f dB is more than %.1f dB below ref %.2f dB"
+                            % (sigma, fast, MARGIN_FAST, ref))
+
+    lines = [
+        "Mean PSNR (dB) over %d gray %dx%d centre crops of scikit-image photographs (%s), "
+        "exact AWGN clipped to 8 bits, seeds 1000*sigma+i. FFmpeg's bm3d with its sigma "
+        "searched, in one pass (group=1) and in two passes (ref=1, group=16)." % (
+            len(names), size, size, ", ".join(names)),
+        "",
+        "| sigma | noisy | bm3d_gpu ref | bm3d_gpu fast | fast, basic estimate | FFmpeg bm3d one pass (best sigma) | FFmpeg bm3d two passes (best sigma) | ref margin |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for sigma, npsnr, ref, fast, basic, p1, s1, p2, s2, peer in rows:
+        lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f | %.2f (sigma=%g) | %.2f (sigma=%g) | %+.2f |" % (
+            sigma, npsnr, ref, fast, basic, p1, s1, p2, s2, ref - peer))
+    table = "\n".join(lines)
+    print()
+    print(table)
+    print("\n(%.0f s)" % (time.time() - t_start))
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(table + "\n")
+    if failures:
+        for f in failures:
+            print("FAIL: " + f)
+        sys.exit(1)
+    print("bm3d quality: PASS")
+
+
+if __name__ == "__main__":
+    main()
