@@ -87,6 +87,27 @@ fate-nlmeans-gpu-sendcmd: CMP_UNIT = 1
 fate-nlmeans-gpu-sendcmd: FUZZ = 1
 fate-nlmeans-gpu-sendcmd: REF = $(SRC_PATH)/tests/ref/fate/nlmeans-gpu-sendcmd
 
+# bm3d_gpu
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gray,bm3d_gpu,64:48,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gray16,bm3d_gpu,64:48,yuv444p,gray16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv420p,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv444p16,bm3d_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=1:group2=1,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=32:group2=32,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bstep1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:bstep=1:bstep2=1,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma0,bm3d_gpu,33:65,yuv444p,gray,sigma=0,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma255,bm3d_gpu,33:65,yuv444p,gray,sigma=255,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-thmse0,bm3d_gpu,33:65,yuv444p,gray,sigma=20:thmse=0:thmse2=0,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-tiled,bm3d_gpu,33:65,yuv444p,gray,sigma=20:search=tiled,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-planes1,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:planes=1,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-enable,bm3d_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))
+
 FATE_GPU_DENOISE += $(FATE_GPU_DENOISE-yes)
 
 FATE_HW-$(CONFIG_FFMPEG) += $(FATE_GPU_DENOISE)
