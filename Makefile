@@ -24,7 +24,7 @@ export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
 export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
 TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
-TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
@@ -51,6 +51,10 @@ install: ffmpeg
 $(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
+
+$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h $(PNM_SRC)
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/tools/pnm.c -lm
 
 $(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
@@ -85,6 +89,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/nlmeans_quality.md
+	$(PYTHON) tests/quality/bm3d_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/bm3d_quality.md
 
 SIGMA ?= 20
 demo: ffmpeg $(TEST_TOOLS)
@@ -99,10 +107,10 @@ bench-nlmeans-speed: ffmpeg
 
 # Regenerate the FATE references on the current device and copy them back.
 fate-refs: ffmpeg
-	rm -f $(FFMPEG_TREE)/tests/ref/fate/nlmeans-gpu-*
+	rm -f $(FFMPEG_TREE)/tests/ref/fate/*-gpu-*
 	-$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise GEN=1 OPENCL_DEVICE=$(OPENCL_DEVICE)
 	mkdir -p tests/ref/fate
-	cp $(FFMPEG_TREE)/tests/ref/fate/nlmeans-gpu-* tests/ref/fate/
+	cp $(FFMPEG_TREE)/tests/ref/fate/*-gpu-* tests/ref/fate/
 
 clean:
 	rm -rf $(TESTBIN) $(BUILDDIR)/quality

@@ -36,7 +36,7 @@
 
 #define K       8
 #define KK      64
-#define FIX_ONE 16777216.0f     /* 2^24: fixed-point unit of the sums */
+#define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
 
 /* Forward 2-D DCT of the n patches of 'stack' (local, [z][a * 8 + b]) into
  * the registers x: rows first, then columns. */
@@ -203,7 +203,7 @@ static void bm3d_filter_group(__global const float *noisy,
     sum = 0.0f;
     for (int i = 0; i < KK; i++)
         sum += partial[i];
-    weight = wiener ? 1.0f / fmax(sum, 1e-6f) : 1.0f / fmax(sum, 1.0f);
+    weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_hadamard(x, n);
     bm3d_dct_inverse(stack, scratch, dct, n, lid, x);

@@ -63,7 +63,14 @@ nlm() {
        -vf "hwupload,nlmeans_gpu=$1,hwdownload,format=$fmt" -f null -
 }
 
-export -f ff nlm
+bm() {
+    # bm FILTER_OPTIONS [FORMAT] [SIZE]
+    local fmt=${2:-yuv420p} size=${3:-64x48}
+    ff $DEV -f lavfi -i "testsrc2=s=$size:r=5:d=0.6,format=$fmt" \
+       -vf "hwupload,bm3d_gpu=$1,hwdownload,format=$fmt" -f null -
+}
+
+export -f ff nlm bm
 export FFMPEG DEV
 
 # invalid option values
@@ -99,6 +106,20 @@ expect_error "no-platform" "OpenCL|platform|device"           env OCL_ICD_VENDOR
 expect_error "bad-device"  "OpenCL|platform|device"           ff -init_hw_device opencl=ocl:9.9 -filter_hw_device ocl \
     -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
 
+# bm3d_gpu
+expect_error "bm3d sigma<0"   "sigma.*out of range"                   bm "sigma=-1"
+expect_error "bm3d group=3"   "group \(3\) must be a power of two"     bm "group=3"
+expect_error "bm3d group2=12" "group2 \(12\) must be a power of two"   bm "group2=12"
+expect_error "bm3d group=64"  "group.*out of range"                   bm "group=64"
+expect_error "bm3d bstep=9"   "bstep.*out of range"                   bm "bstep=9"
+expect_error "bm3d range=100" "range.*out of range"                   bm "range=100"
+expect_error "bm3d thmse<-1"  "thmse.*out of range"                   bm "thmse=-2"
+expect_error "bm3d preset"    "Unable to parse|preset"                bm "preset=best"
+expect_error "bm3d estim"     "Unable to parse|estim"                 bm "estim=middle"
+expect_error "bm3d 7x5"       "needs planes of at least 8x8"          bm "sigma=10" gray 7x5
+expect_error "bm3d 16x6 420"  "needs planes of at least 8x8"          bm "sigma=10" yuv420p 16x6
+expect_error "bm3d rgba"      "Unsupported input format rgba"         bm "sigma=10" rgba
+
 # determinism: two runs, identical bytes
 RUN=$((RUN + 1))
 for i in 1 2; do
@@ -109,6 +130,17 @@ if [ -s "$TMP/det1.yuv" ] && cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
     echo "ok   determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
 else
     echo "FAIL determinism: outputs differ or are empty"
+    FAILED=$((FAILED + 1))
+fi
+RUN=$((RUN + 1))
+for i in 1 2; do
+    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=0.6,format=yuv420p,noise=alls=30:allf=t" \
+       -vf "hwupload,bm3d_gpu=sigma=25:preset=ref,hwdownload,format=yuv420p" -f rawvideo "$TMP/bm$i.yuv"
+done
+if [ -s "$TMP/bm1.yuv" ] && cmp -s "$TMP/bm1.yuv" "$TMP/bm2.yuv"; then
+    echo "ok   bm3d determinism: two runs identical ($(md5sum < "$TMP/bm1.yuv" | cut -c1-32))"
+else
+    echo "FAIL bm3d determinism: outputs differ or are empty"
     FAILED=$((FAILED + 1))
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""nlmeans_gpu on the OpenCL device against the plain C golden model
-(tests/model/), on noisy crops of a natural photograph of several sizes, odd
+"""nlmeans_gpu and bm3d_gpu on the OpenCL device against the plain C golden
+models (tests/model/), on noisy crops of a natural photograph of several sizes, odd
 and tiny ones included, 8 and 16 bits, and several option sets.
 
 Tolerance, and why: the model computes the patch distances, the neighbour
@@ -22,6 +22,30 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
 from common import FFmpeg, skimage_data_dir  # noqa: E402
+
+BM3D_CASES = [
+    (8, 8, 8, "sigma=20"),
+    (17, 9, 8, "sigma=20"),
+    (33, 65, 8, "sigma=20"),
+    (97, 61, 8, "sigma=20"),
+    (97, 61, 8, "sigma=20:preset=ref"),
+    (64, 48, 8, "sigma=10:estim=basic"),
+    (64, 48, 8, "sigma=40"),
+    (64, 48, 8, "sigma=20:group=1:group2=1"),
+    (64, 48, 8, "sigma=20:group=32:group2=32:range=11:range2=11"),
+    (64, 48, 8, "sigma=20:bstep=1:bstep2=2"),
+    (64, 48, 8, "sigma=20:thmse=100:thmse2=50"),
+    (64, 48, 8, "sigma=20:hdthr=1.5:kaiser=4"),
+    (64, 48, 8, "sigma=0"),
+    (33, 65, 16, "sigma=20"),
+    (97, 61, 16, "sigma=20:preset=ref"),
+]
+
+# filter option -> bm3d_ref option
+BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
+                "bstep": "-step1", "group": "-group1", "range": "-window1", "thmse": "-tau1",
+                "bstep2": "-step2", "group2": "-group2", "range2": "-window2", "thmse2": "-tau2",
+                "hdthr": "-lambda", "kaiser": "-beta"}
 
 CASES = [
     # (width, height, bits, filter options)
@@ -50,11 +74,11 @@ CASES = [
 ]
 
 
-def model_args(opts):
+def model_args(filt, opts):
     args = []
     for kv in opts.split(":"):
         k, v = kv.split("=")
-        args += ["-" + k, v]
+        args += [BM3D_OPTIONS[k] if filt == "bm3d_gpu" else "-" + k, v]
     return args
 
 
@@ -70,7 +94,9 @@ def main():
     ff = FFmpeg(args.ffmpeg, args.device)
     camera = os.path.join(skimage_data_dir(args.work), "camera.png")
     failed = runs = 0
-    for i, (w, h, bits, opts) in enumerate(CASES):
+    cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES] + \
+            [("bm3d_gpu", "bm3d_ref") + c for c in BM3D_CASES]
+    for i, (filt, model, w, h, bits, opts) in enumerate(cases):
         fmt = "gray" if bits == 8 else "gray16le"
         clean = os.path.join(args.work, "clean-%dx%d-%d.pgm" % (w, h, bits))
         noisy = os.path.join(args.work, "noisy-%dx%d-%d.pgm" % (w, h, bits))
@@ -80,13 +106,13 @@ def main():
                 "-frames:v", "1", "-update", "1", "-y", clean])
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
                         clean, noisy], check=True)
-        subprocess.run([os.path.join(args.tools, "nlmeans_ref")] + model_args(opts) + [noisy, ref],
+        subprocess.run([os.path.join(args.tools, model)] + model_args(filt, opts) + [noisy, ref],
                        check=True)
         # both search kernels: the per-patch one and the work-group one
         for search in ("direct", "tiled"):
             ff.run(ff.hw_args() + ["-i", noisy, "-vf",
-                                   "format=%s,hwupload,nlmeans_gpu=%s:search=%s,hwdownload,format=%s"
-                                   % (fmt, opts, search, fmt), "-update", "1", "-y", gpu])
+                                   "format=%s,hwupload,%s=%s:search=%s,hwdownload,format=%s"
+                                   % (fmt, filt, opts, search, fmt), "-update", "1", "-y", gpu])
             p = subprocess.run([os.path.join(args.tools, "cmpimg"), gpu, ref],
                                stdout=subprocess.PIPE, check=True)
             line = p.stdout.decode().strip()
@@ -99,8 +125,8 @@ def main():
                 ok = maxdiff <= 2
             failed += not ok
             runs += 1
-            print("%s %3dx%-3d %2d-bit %-28s %-6s %s" % ("ok  " if ok else "FAIL", w, h, bits, opts,
-                                                         search, line))
+            print("%s %-11s %3dx%-3d %2d-bit %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
+                                                               bits, opts, search, line))
     print("golden model: %d runs, %d failed" % (runs, failed))
     sys.exit(1 if failed else 0)
 

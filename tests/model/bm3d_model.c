@@ -1,0 +1,567 @@
+/*
+ * Golden model of the bm3d_gpu filter: BM3D (Dabov et al. 2007) as Davy &
+ * Ehret (2020) implement it on GPUs, exactly as doc/bm3d_gpu-algorithm.md
+ * specifies it, written for reading rather than for speed.
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+/*
+ * Every value up to the aggregation is computed in float, in the order
+ * stated at each step, so that a kernel that follows the same order gets
+ * bit-identical results: build with -ffp-contract=off (no fused
+ * multiply-add; the kernels have FP_CONTRACT OFF) and on a target that
+ * evaluates float expressions in float. Only the two constant tables are
+ * computed in double and then rounded to float: the DCT matrix C and the
+ * Kaiser window K.
+ *
+ * Conventions: a patch P(a, b) is the 8x8 block whose top-left sample is p:
+ * a is the row (y offset), b the column (x offset), P(a, b) = u[p + a * width
+ * + b]. The 2-D coefficients X(r, c) have r the vertical frequency (over a)
+ * and c the horizontal one (over b); "row-major" means r outer, c inner. A
+ * group is a stack of n patches, z = 0 .. n - 1, stored as 64 floats per
+ * patch, X(z, r, c) at z * 64 + r * 8 + c.
+ *
+ * The aggregation is in 64-bit fixed point with 24 fraction bits, like the
+ * kernels' integer atomics, so its sums do not depend on the order.
+ */
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bm3d_model.h"
+
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "float expressions must be evaluated in float (e.g. -msse2 -mfpmath=sse on x86)"
+#endif
+
+#define K          8            /* patch size */
+#define K2         (K * K)      /* samples per patch */
+#define MAX_GROUP  32
+
+static const double pi = 3.14159265358979323846;
+
+/* One entry of the table of most similar patches. */
+typedef struct Neighbor {
+    float  dist;    /* sum of squared differences with the reference */
+    size_t pos;     /* top-left sample: y * width + x */
+} Neighbor;
+
+/* Constant tables, shared by both steps. */
+typedef struct BM3DTables {
+    float C[K][K];      /* DCT-II matrix, C[r][a] */
+    float kaiser[K][K]; /* aggregation window, kaiser[a][b] */
+} BM3DTables;
+
+int bm3d_model_profile(BM3DModelParams *par, const char *name)
+{
+    static const struct {
+        const char *name;
+        BM3DModelStep steps[2];
+    } profiles[] = {
+        /*          step window group tau */
+        { "fast", { { 4, 21,  8, 2500.0f }, { 4, 21,  8, 400.0f } } },
+        { "ref",  { { 3, 39, 16, 2500.0f }, { 3, 39, 32, 400.0f } } },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+        if (!strcmp(name, profiles[i].name)) {
+            par->sigma    = 10.0f;
+            par->lambda   = 2.7f;
+            par->beta     = 2.0f;
+            par->steps[0] = profiles[i].steps[0];
+            par->steps[1] = profiles[i].steps[1];
+            par->estim    = 0;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *bm3d_model_check(const BM3DModelParams *par, int width, int height)
+{
+    int s;
+
+    if (width < K || height < K)
+        return "frames smaller than 8x8 are refused";
+    if (!(par->sigma >= 0.0f && par->sigma <= 255.0f))
+        return "sigma must be in 0..255";
+    if (!(par->lambda >= 0.0f && par->lambda <= 100.0f))
+        return "lambda must be in 0..100";
+    if (!(par->beta >= 0.0f && par->beta <= 100.0f))
+        return "beta must be in 0..100";
+    if (par->estim != 0 && par->estim != 1)
+        return "estim must be 0 (final) or 1 (basic)";
+    for (s = 0; s < 2; s++) {
+        const BM3DModelStep *st = &par->steps[s];
+
+        /* a step above the patch size would leave samples uncovered */
+        if (st->step < 1 || st->step > K)
+            return "step must be in 1..8";
+        if (st->window < 1 || st->window > 199)
+            return "window must be in 1..199";
+        if (st->group < 1 || st->group > MAX_GROUP ||
+            (st->group & (st->group - 1)))
+            return "group must be a power of two in 1..32";
+        if (!(st->tau >= 0.0f && st->tau <= 1e9f))
+            return "tau must be in 0..1e9";
+    }
+    return NULL;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static void *alloc_or_die(size_t nmemb, size_t size)
+{
+    void *p = calloc(nmemb ? nmemb : 1, size);
+
+    if (!p) {
+        fprintf(stderr, "bm3d_model: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/*
+ * Modified Bessel function of the first kind, order 0, in double: the
+ * series sum over k >= 0 of ((x / 2)^k / k!)^2, summed until the terms no
+ * longer change the sum.
+ */
+static double bessel_i0(double x)
+{
+    double q = x / 2.0, term = 1.0, sum = 1.0;
+    int k;
+
+    for (k = 1; k < 1000; k++) {
+        double prev = sum;
+
+        term *= q / k;
+        sum  += term * term;
+        if (sum == prev)
+            break;
+    }
+    return sum;
+}
+
+/*
+ * The constant tables, computed in double then rounded to float:
+ * C(r, a) = alpha(r) cos(pi (2a + 1) r / 16), alpha(0) = sqrt(1/8),
+ * alpha(r > 0) = sqrt(2/8) (orthonormal DCT-II); Kaiser window of length 8,
+ * w(i) = I0(beta sqrt(1 - t^2)) / I0(beta) with t = 2.0 * i / 7.0 - 1.0,
+ * and K(a, b) = (float)(w(a) * w(b)).
+ */
+static void init_tables(BM3DTables *t, float beta)
+{
+    double w[K];
+    int r, a, b;
+
+    for (r = 0; r < K; r++) {
+        double alpha = r ? sqrt(2.0 / K) : sqrt(1.0 / K);
+        for (a = 0; a < K; a++)
+            t->C[r][a] = (float)(alpha * cos(pi * (2 * a + 1) * r / 16.0));
+    }
+    for (a = 0; a < K; a++) {
+        double x = 2.0 * a / (K - 1.0) - 1.0;
+        w[a] = bessel_i0(beta * sqrt(1.0 - x * x)) / bessel_i0(beta);
+    }
+    for (a = 0; a < K; a++)
+        for (b = 0; b < K; b++)
+            t->kaiser[a][b] = (float)(w[a] * w[b]);
+}
+
+/*
+ * Grid position of reference patch g on one axis: multiples of the step,
+ * the last one moved back so that the patch ends at the frame's edge.
+ */
+static int grid_pos(int g, int step, int size)
+{
+    return imin(g * step, size - K);
+}
+
+/*
+ * Sum of squared differences of two patches, grouped as nlmeans_gpu sums
+ * it (patch_distance() of nlmeans_model.c with patch 8): for each row, sums
+ * of 'block' consecutive squares (block = gcd(8, step)), these summed along
+ * the row, then the rows summed top to bottom; every sum starts at 0.0f and
+ * d = a - b.
+ */
+static float patch_distance(const float *a, const float *b, int width, int block)
+{
+    float ssd = 0.0f;
+    int i, j, k;
+
+    for (j = 0; j < K; j++) {
+        float row = 0.0f;
+        for (k = 0; k < K; k += block) {
+            float sum = 0.0f;
+            for (i = k; i < k + block; i++) {
+                float d = a[j * width + i] - b[j * width + i];
+                sum += d * d;
+            }
+            row += sum;
+        }
+        ssd += row;
+    }
+    return ssd;
+}
+
+/*
+ * Insert a candidate into the table of the n best patches, sorted by
+ * increasing distance. Strict comparisons: a candidate goes after the
+ * entries of equal distance, which were found earlier in the scan (or are
+ * the reference), and the entries after it keep their order.
+ */
+static void keep_best(Neighbor *best, int n, float dist, size_t pos)
+{
+    int k = n - 1;
+
+    if (!(dist < best[n - 1].dist))
+        return;
+    while (k > 0 && dist < best[k - 1].dist) {
+        best[k] = best[k - 1];
+        k--;
+    }
+    best[k].dist = dist;
+    best[k].pos  = pos;
+}
+
+/*
+ * Block matching for the reference patch at (x0, y0) of 'plane': fills
+ * best[0 .. group - 1] and returns the group size n.
+ *
+ * The table starts with the reference at distance 0 in slot 0 and the other
+ * slots at distance +infinity (position: the reference's). The candidates
+ * are the patches inside the plane whose top-left sample is within 'radius'
+ * of the reference's in x and y, the reference itself excepted, scanned row
+ * by row (y outer, x inner, increasing). The group is the prefix of the
+ * table whose entries have dist / 64.0f <= tau (float), cut down to the
+ * largest power of two not above its length (at least 1: the reference).
+ */
+static int match_group(const float *plane, int width, int height,
+                       int x0, int y0, const BM3DModelStep *st, Neighbor *best)
+{
+    const int radius = st->window / 2;
+    const int block  = gcd(K, st->step);
+    const size_t ref_pos = (size_t)y0 * width + x0;
+    const int xs = imax(0, x0 - radius);
+    const int xe = imin(width - K, x0 + radius);
+    const int ys = imax(0, y0 - radius);
+    const int ye = imin(height - K, y0 + radius);
+    int cx, cy, k, count, n;
+
+    for (k = 0; k < st->group; k++) {
+        best[k].dist = INFINITY;
+        best[k].pos  = ref_pos;
+    }
+    best[0].dist = 0.0f;
+
+    for (cy = ys; cy <= ye; cy++) {
+        for (cx = xs; cx <= xe; cx++) {
+            size_t cpos = (size_t)cy * width + cx;
+
+            if (cpos == ref_pos)
+                continue;
+            keep_best(best, st->group,
+                      patch_distance(plane + ref_pos, plane + cpos, width, block),
+                      cpos);
+        }
+    }
+
+    count = 0;
+    while (count < st->group && best[count].dist / 64.0f <= st->tau)
+        count++;
+    for (n = 1; 2 * n <= count; n *= 2)
+        ;
+    return n;
+}
+
+/*
+ * Forward 2-D DCT of the patch at 'src' (pitch 'width') into X[r * 8 + c].
+ * Rows first: T(a, c) = sum over b of C(c, b) P(a, b); then columns:
+ * X(r, c) = sum over a of C(r, a) T(a, c). Each sum is computed as
+ * t = 0.0f; then t += C * x for the 8 terms in increasing index order.
+ */
+static void dct2_forward(const BM3DTables *t, const float *src, int width,
+                         float *X)
+{
+    float T[K][K];
+    int r, c, a, b;
+
+    for (a = 0; a < K; a++) {
+        for (c = 0; c < K; c++) {
+            float s = 0.0f;
+            for (b = 0; b < K; b++)
+                s += t->C[c][b] * src[a * width + b];
+            T[a][c] = s;
+        }
+    }
+    for (r = 0; r < K; r++) {
+        for (c = 0; c < K; c++) {
+            float s = 0.0f;
+            for (a = 0; a < K; a++)
+                s += t->C[r][a] * T[a][c];
+            X[r * K + c] = s;
+        }
+    }
+}
+
+/*
+ * Inverse 2-D DCT (the transpose of C) of X[r * 8 + c] into P[a * 8 + b].
+ * Columns first: T(a, c) = sum over r of C(r, a) X(r, c); then rows:
+ * P(a, b) = sum over c of C(c, b) T(a, c). Same summation as above:
+ * t = 0.0f; then t += C * x for the 8 terms in increasing index order.
+ */
+static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
+{
+    float T[K][K];
+    int r, c, a, b;
+
+    for (a = 0; a < K; a++) {
+        for (c = 0; c < K; c++) {
+            float s = 0.0f;
+            for (r = 0; r < K; r++)
+                s += t->C[r][a] * X[r * K + c];
+            T[a][c] = s;
+        }
+    }
+    for (a = 0; a < K; a++) {
+        for (b = 0; b < K; b++) {
+            float s = 0.0f;
+            for (c = 0; c < K; c++)
+                s += t->C[c][b] * T[a][c];
+            P[a * K + b] = s;
+        }
+    }
+}
+
+/*
+ * Orthonormal Walsh-Hadamard transform (Sylvester order) along z of the n
+ * stacked coefficient blocks, in place; it is its own inverse. Stages
+ * h = 1, 2, 4, .. < n; at each stage, for every z with bit h clear and
+ * every coefficient, with x = X(z), y = X(z + h) and the float constant
+ * s = (float)(1.0 / sqrt(2.0)): X(z) = (x + y) * s, X(z + h) = (x - y) * s.
+ */
+static void hadamard(float *stack, int n)
+{
+    const float s = (float)(1.0 / sqrt(2.0));
+    int h, z, i;
+
+    for (h = 1; h < n; h *= 2) {
+        for (z = 0; z < n; z++) {
+            if (z & h)
+                continue;
+            for (i = 0; i < K2; i++) {
+                float x = stack[z * K2 + i];
+                float y = stack[(z + h) * K2 + i];
+                stack[z * K2 + i]       = (x + y) * s;
+                stack[(z + h) * K2 + i] = (x - y) * s;
+            }
+        }
+    }
+}
+
+/* 3-D transform of the group best[0 .. n - 1] of 'plane' into 'stack'. */
+static void transform_group(const BM3DTables *t, const float *plane, int width,
+                            const Neighbor *best, int n, float *stack)
+{
+    int z;
+
+    for (z = 0; z < n; z++)
+        dct2_forward(t, plane + best[z].pos, width, stack + z * K2);
+    hadamard(stack, n);
+}
+
+/*
+ * Inverse 3-D transform of 'stack' and aggregation of each patch estimate
+ * at its own position, with weight w. Per sample, in float: wk = w * K(a, b),
+ * v = wk * est(a, b); then num += llrint((double)v * 2^32) and
+ * den += llrint((double)wk * 2^32) in 64-bit integers (round to nearest,
+ * ties to even; the scaling by 2^32 is exact, in float as in double).
+ */
+static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
+                            const Neighbor *best, int width,
+                            int64_t *num, int64_t *den)
+{
+    float est[K2];
+    int z, a, b;
+
+    hadamard(stack, n);
+    for (z = 0; z < n; z++) {
+        dct2_inverse(t, stack + z * K2, est);
+        for (a = 0; a < K; a++) {
+            for (b = 0; b < K; b++) {
+                size_t q = best[z].pos + (size_t)a * width + b;
+                float wk = w * t->kaiser[a][b];
+                float v  = wk * est[a * K + b];
+
+                num[q] += llrint((double)v  * 4294967296.0);
+                den[q] += llrint((double)wk * 4294967296.0);
+            }
+        }
+    }
+}
+
+/* out = num / den per sample: (float)num / (float)den, in float. */
+static void divide(const int64_t *num, const int64_t *den, size_t size,
+                   float *out)
+{
+    size_t p;
+
+    /* Every sample is covered by a reference patch (step <= 8), whose group
+     * contains it with a positive weight. */
+    for (p = 0; p < size; p++)
+        out[p] = (float)num[p] / (float)den[p];
+}
+
+/*
+ * Step 1 for one group: hard thresholding of the 3-D spectrum. A coefficient
+ * is kept when fabsf(c) > thr, with thr = lambda * sigma in float, else set
+ * to 0; N_nz counts the kept ones; w = 1.0f / (float)max(N_nz, 1).
+ */
+static void hard_threshold_group(const BM3DTables *t, const float *noisy,
+                                 int width, const Neighbor *best, int n,
+                                 float thr, float *stack,
+                                 int64_t *num, int64_t *den)
+{
+    int i, nnz = 0;
+    float w;
+
+    transform_group(t, noisy, width, best, n, stack);
+    for (i = 0; i < n * K2; i++) {
+        if (fabsf(stack[i]) > thr)
+            nnz++;
+        else
+            stack[i] = 0.0f;
+    }
+    w = 1.0f / (float)imax(nnz, 1);
+    aggregate_group(t, stack, n, w, best, width, num, den);
+}
+
+/*
+ * Step 2 for one group: empirical Wiener filtering. U, B: 3-D spectra of
+ * the group in the noisy plane and in the basic estimate. Per coefficient,
+ * in float: W = (B * B) / (B * B + s2) with s2 = sigma * sigma (W = 1 when
+ * sigma == 0), estimate W * U. S(r, c) = sum over z = 0 .. n - 1 of W * W
+ * (starting from 0.0f), S = sum of the S(r, c) in row-major order (r outer,
+ * c inner, starting from 0.0f), w = 1.0f / max(S, 1e-3f).
+ */
+static void wiener_group(const BM3DTables *t, const float *noisy,
+                         const float *basic, int width, const Neighbor *best,
+                         int n, float sigma, float *stack_u, float *stack_b,
+                         int64_t *num, int64_t *den)
+{
+    const float s2 = sigma * sigma;
+    float sum = 0.0f, w;
+    int i, z;
+
+    transform_group(t, noisy, width, best, n, stack_u);
+    transform_group(t, basic, width, best, n, stack_b);
+    for (i = 0; i < K2; i++) {
+        float sum_rc = 0.0f;
+        for (z = 0; z < n; z++) {
+            float bb = stack_b[z * K2 + i] * stack_b[z * K2 + i];
+            float W  = sigma == 0.0f ? 1.0f : bb / (bb + s2);
+
+            stack_u[z * K2 + i] = W * stack_u[z * K2 + i];
+            sum_rc += W * W;
+        }
+        sum += sum_rc;
+    }
+    w = 1.0f / (sum > 1e-3f ? sum : 1e-3f);
+    aggregate_group(t, stack_u, n, w, best, width, num, den);
+}
+
+void bm3d_model_plane(const float *noisy, int width, int height,
+                      const BM3DModelParams *par, float *basic, float *dst)
+{
+    const char *err = bm3d_model_check(par, width, height);
+    const size_t plane_size = (size_t)width * height;
+    const float thr = par->lambda * par->sigma;
+    BM3DTables tables;
+    Neighbor best[MAX_GROUP];
+    float *stack_u, *stack_b;
+    int64_t *num, *den;
+    int s;
+
+    if (err) {
+        fprintf(stderr, "bm3d_model: %dx%d: %s\n", width, height, err);
+        exit(1);
+    }
+    init_tables(&tables, par->beta);
+    stack_u = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
+    stack_b = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
+    num     = alloc_or_die(plane_size, sizeof(*num));
+    den     = alloc_or_die(plane_size, sizeof(*den));
+
+    for (s = 0; s < (par->estim == 1 ? 1 : 2); s++) {
+        const BM3DModelStep *st = &par->steps[s];
+        const int nx = (width  - K + st->step - 1) / st->step + 1;
+        const int ny = (height - K + st->step - 1) / st->step + 1;
+        int gx, gy;
+
+        memset(num, 0, plane_size * sizeof(*num));
+        memset(den, 0, plane_size * sizeof(*den));
+        for (gy = 0; gy < ny; gy++) {
+            for (gx = 0; gx < nx; gx++) {
+                const int x0 = grid_pos(gx, st->step, width);
+                const int y0 = grid_pos(gy, st->step, height);
+                int n;
+
+                if (s == 0) {
+                    n = match_group(noisy, width, height, x0, y0, st, best);
+                    hard_threshold_group(&tables, noisy, width, best, n, thr,
+                                         stack_u, num, den);
+                } else {
+                    n = match_group(basic, width, height, x0, y0, st, best);
+                    wiener_group(&tables, noisy, basic, width, best, n,
+                                 par->sigma, stack_u, stack_b, num, den);
+                }
+            }
+        }
+        divide(num, den, plane_size, s == 0 ? basic : dst);
+    }
+    if (par->estim == 1)
+        memcpy(dst, basic, plane_size * sizeof(*dst));
+
+    free(stack_u);
+    free(stack_b);
+    free(num);
+    free(den);
+}

@@ -1,0 +1,239 @@
+/*
+ * bm3d_ref: run the golden model of bm3d_gpu on PGM images.
+ *
+ * Build (from the top of the tree):
+ *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o bm3d_ref \
+ *      tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/tools/pnm.c -lm
+ *
+ * Usage:
+ *   bm3d_ref [options] in.pgm out.pgm
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bm3d_model.h"
+#include "../tools/pnm.h"
+
+static void usage(void)
+{
+    fprintf(stderr,
+        "usage: bm3d_ref [options] in.pgm out.pgm\n"
+        "Binary PGM (P5) with maxval 255 or 65535; the output has the maxval\n"
+        "of the input. Frames smaller than 8x8 are refused.\n"
+        "options (doc/bm3d_gpu-algorithm.md; defaults: fast profile):\n"
+        "  -sigma S            noise standard deviation, 8-bit scale  (10)\n"
+        "  -profile P          fast or ref, sets the defaults below   (fast)\n"
+        "  -estim E            final (both steps) or basic (step 1)   (final)\n"
+        "  -basic F            also write the basic estimate to F\n"
+        "  -step1/-step2 N     grid step, 1..8                 (fast 4/4, ref 3/3)\n"
+        "  -window1/-window2 N research window size            (fast 21/21, ref 39/39)\n"
+        "  -group1/-group2 N   largest group, 1, 2, 4 .. 32    (fast 8/8, ref 16/32)\n"
+        "  -tau1/-tau2 T       largest mean squared distance   (2500/400)\n"
+        "  -lambda L           hard threshold in units of sigma       (2.7)\n"
+        "  -beta B             Kaiser window parameter                (2.0)\n");
+    exit(2);
+}
+
+/* Read a P5 of maxval 255 or 65535. */
+static int read_pgm(const char *name, PNMImage *img)
+{
+    FILE *f = pnm_open(name, "rb");
+    int ret = -1;
+
+    if (!f)
+        return -1;
+    if (pnm_read_header(f, img) < 0 || img->channels != 1)
+        fprintf(stderr, "%s: not a binary PGM (P5)\n", name);
+    else if (img->maxval != 255 && img->maxval != 65535)
+        fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
+                name, img->maxval);
+    else if (img->width < 1 || img->height < 1 ||
+             (double)img->width * img->height > PNM_MAX_SAMPLES)
+        fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
+    else
+        ret = pnm_read_samples(f, name, img);
+    fclose(f);
+    return ret;
+}
+
+/*
+ * Sample to the 8-bit scale, as denoise_load_plane() does: the stored
+ * integer times 255 / maxval, in float (exactly v for 8-bit samples).
+ */
+static float to_8bit_scale(unsigned v, int maxval)
+{
+    return (float)v * (255.0f / (float)maxval);
+}
+
+/*
+ * Back to samples, as denoise_quantise() with shift 0 and the image write
+ * that follows it (which gives back q exactly).
+ */
+static unsigned quantise(float v, int maxval)
+{
+    float container = (float)maxval;
+    float q = v * (container / 255.0f);
+
+    q = q < 0.0f ? 0.0f : q > container ? container : q;
+    return (unsigned)rintf(q);
+}
+
+static double parse_num(const char *opt, const char *arg, double min, double max)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = strtod(arg, &end);
+    if (errno || end == arg || *end || !(v >= min && v <= max)) {
+        fprintf(stderr, "%s: bad value '%s' (range %g..%g)\n", opt, arg, min, max);
+        exit(2);
+    }
+    return v;
+}
+
+static int parse_int(const char *opt, const char *arg, int min, int max)
+{
+    double v = parse_num(opt, arg, min, max);
+
+    if (v != (int)v) {
+        fprintf(stderr, "%s: '%s' is not an integer\n", opt, arg);
+        exit(2);
+    }
+    return (int)v;
+}
+
+/* Write 'plane' quantised to the maxval of 'img'. */
+static int write_plane(const char *name, const float *plane, PNMImage *img)
+{
+    size_t i, n = (size_t)img->width * img->height;
+
+    for (i = 0; i < n; i++)
+        img->data[i] = quantise(plane[i], img->maxval);
+    return pnm_write(name, img);
+}
+
+int main(int argc, char **argv)
+{
+    BM3DModelParams par;
+    const char *pos_args[2];
+    const char *profile = "fast", *basic_name = NULL, *err;
+    PNMImage in, out;
+    int nb_pos = 0;
+    float *noisy, *basic, *dst;
+    size_t n, i;
+    int a;
+
+    /* The profile first, whatever its place: the other options override it. */
+    for (a = 1; a + 1 < argc; a++)
+        if (!strcmp(argv[a], "-profile"))
+            profile = argv[a + 1];
+    if (bm3d_model_profile(&par, profile) < 0) {
+        fprintf(stderr, "-profile: unknown profile '%s' (fast, ref)\n", profile);
+        return 2;
+    }
+
+    for (a = 1; a < argc; a++) {
+        const char *opt = argv[a];
+
+        if (opt[0] != '-' || !opt[1]) {
+            if (nb_pos == 2)
+                usage();
+            pos_args[nb_pos++] = opt;
+            continue;
+        }
+        if (a + 1 >= argc)
+            usage();
+        if (!strcmp(opt, "-sigma"))
+            par.sigma = (float)parse_num(opt, argv[++a], 0, 255);
+        else if (!strcmp(opt, "-profile"))
+            a++;
+        else if (!strcmp(opt, "-estim")) {
+            const char *e = argv[++a];
+            if (!strcmp(e, "final"))
+                par.estim = 0;
+            else if (!strcmp(e, "basic"))
+                par.estim = 1;
+            else
+                usage();
+        } else if (!strcmp(opt, "-basic"))
+            basic_name = argv[++a];
+        else if (!strcmp(opt, "-step1") || !strcmp(opt, "-step2"))
+            par.steps[opt[5] - '1'].step = parse_int(opt, argv[++a], 1, 8);
+        else if (!strcmp(opt, "-window1") || !strcmp(opt, "-window2"))
+            par.steps[opt[7] - '1'].window = parse_int(opt, argv[++a], 1, 199);
+        else if (!strcmp(opt, "-group1") || !strcmp(opt, "-group2"))
+            par.steps[opt[6] - '1'].group = parse_int(opt, argv[++a], 1, 32);
+        else if (!strcmp(opt, "-tau1") || !strcmp(opt, "-tau2"))
+            par.steps[opt[4] - '1'].tau = (float)parse_num(opt, argv[++a], 0, 1e9);
+        else if (!strcmp(opt, "-lambda"))
+            par.lambda = (float)parse_num(opt, argv[++a], 0, 100);
+        else if (!strcmp(opt, "-beta"))
+            par.beta = (float)parse_num(opt, argv[++a], 0, 100);
+        else
+            usage();
+    }
+    if (nb_pos != 2)
+        usage();
+    /* the parameters alone, before the size of the frame is known */
+    err = bm3d_model_check(&par, 8, 8);
+    if (err) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+
+    if (read_pgm(pos_args[0], &in) < 0)
+        return 1;
+    err = bm3d_model_check(&par, in.width, in.height);
+    if (err) {
+        fprintf(stderr, "%s: %dx%d: %s\n", pos_args[0], in.width, in.height, err);
+        return 1;
+    }
+
+    out = in;
+    n = (size_t)in.width * in.height;
+    noisy = malloc(n * sizeof(*noisy));
+    basic = malloc(n * sizeof(*basic));
+    dst   = malloc(n * sizeof(*dst));
+    out.data = malloc(n * sizeof(*out.data));
+    if (!noisy || !basic || !dst || !out.data) {
+        fprintf(stderr, "out of memory\n");
+        return 1;
+    }
+    for (i = 0; i < n; i++)
+        noisy[i] = to_8bit_scale(in.data[i], in.maxval);
+
+    bm3d_model_plane(noisy, in.width, in.height, &par, basic, dst);
+
+    if (write_plane(pos_args[1], dst, &out) < 0)
+        return 1;
+    if (basic_name && write_plane(basic_name, basic, &out) < 0)
+        return 1;
+
+    free(in.data);
+    free(out.data);
+    free(noisy);
+    free(basic);
+    free(dst);
+    return 0;
+}
