@@ -38,9 +38,11 @@ deps:
 configured:
 	@test -f config.mk || { tools/deps.sh --ensure && ./configure; }
 
+# A filter added since the last ./configure needs FFmpeg's configure again.
 overlay: configured
 	tools/overlay.sh $(CURDIR) $(FFMPEG_TREE)
 	tools/register.sh $(FFMPEG_TREE)
+	@tools/register.sh --check $(FFMPEG_OBJDIR) || ./configure $(CONFIGURE_ARGS)
 
 ffmpeg: overlay
 	$(MAKE) -C $(FFMPEG_OBJDIR) ffmpeg $(if $(filter yes,$(MINIMAL)),,ffprobe)

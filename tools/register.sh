@@ -5,7 +5,6 @@
 # opencl_source.h, doc/filters.texi, tests/Makefile).
 
 set -e
-TREE=$1
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 
 # name|objects|kernels
@@ -47,6 +46,17 @@ set_line() {
         insert_after "$file" "$anchor" "$line"
     fi
 }
+
+# register.sh --check OBJDIR: succeed when FFmpeg's configure in OBJDIR
+# enabled every filter of the list (a filter added since needs a new run).
+if [ "$1" = --check ]; then
+    for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
+        name=$(echo "${entry%%|*}" | tr 'a-z' 'A-Z')
+        grep -q "^CONFIG_${name}_FILTER=yes" "$2/ffbuild/config.mak" 2> /dev/null || exit 1
+    done
+    exit 0
+fi
+TREE=$1
 
 # FFmpeg 8 declares filters as FFFilter, 7.1 and older as AVFilter.
 if grep -q '^extern const FFFilter ff_vf_nlmeans_opencl;' "$TREE/libavfilter/allfilters.c"; then
