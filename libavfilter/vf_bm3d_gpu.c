@@ -59,6 +59,11 @@ enum BM3DEstimate {
     ESTIMATE_BASIC,
 };
 
+enum BM3DColor {
+    COLOR_JOINT,
+    COLOR_PLANES,
+};
+
 /** Parameters of one step. */
 typedef struct BM3DStep {
     int step;
@@ -84,6 +89,7 @@ typedef struct BM3DGPUContext {
     float beta;
     int   estim;
     int   planes;
+    int   color;
     int   search_mode;
 
     int initialised;
@@ -93,6 +99,8 @@ typedef struct BM3DGPUContext {
     DenoiseSearch search[DENOISE_MAX_COMPONENTS][2];
     cl_kernel kernel_filter[2];     ///< hard threshold, Wiener
     cl_kernel kernel_normalise;
+    cl_kernel kernel_opponent[2];   ///< forward, inverse
+    int joint;                      ///< group the three channels together
     cl_mem dct;
     cl_mem kaiser;
     cl_mem src[DENOISE_MAX_COMPONENTS];
@@ -107,6 +115,30 @@ typedef struct BM3DGPUContext {
 static int component_selected(const BM3DGPUContext *s, int c)
 {
     return c < s->layout.nb_components && (s->planes & (1 << c));
+}
+
+/* Joint grouping: three filtered channels of the same size (4:4:4 or RGB). */
+static int use_joint_grouping(const BM3DGPUContext *s)
+{
+    const DenoiseLayout *l = &s->layout;
+
+    if (s->color != COLOR_JOINT || l->nb_components < 3)
+        return 0;
+    for (int c = 0; c < 3; c++)
+        if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
+            l->comp[c].height != l->comp[0].height)
+            return 0;
+    return 1;
+}
+
+/* The noise of channel c: sigma, or for RGB the opponent channel's. */
+static float channel_sigma(const BM3DGPUContext *s, int c)
+{
+    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+    if (!s->joint || !s->layout.is_rgb)
+        return s->sigma;
+    return (float)((double)s->sigma * sqrt(gain[c]));
 }
 
 /* Modified Bessel function of the first kind, order 0 (power series). */
@@ -272,6 +304,13 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_wiener: %d.\n", cle);
     s->kernel_normalise = clCreateKernel(s->ocf.program, "bm3d_normalise", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_normalise: %d.\n", cle);
+    s->kernel_opponent[0] = clCreateKernel(s->ocf.program, "bm3d_opponent_forward", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_forward: %d.\n", cle);
+    s->kernel_opponent[1] = clCreateKernel(s->ocf.program, "bm3d_opponent_inverse", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_inverse: %d.\n", cle);
+    s->joint = use_joint_grouping(s);
+    av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
+           (s->layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
     err = create_tables(avctx);
     if (err < 0)
         goto fail;
@@ -307,41 +346,50 @@ static int zero_buffer(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
     return 0;
 }
 
-/* One step: groups from the search on 'guide', filtered, then num / den
- * into 'out'. */
-static int run_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
-                    cl_mem out)
+/* Step i's search on 'guide', into the tables of component c. */
+static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide)
+{
+    BM3DGPUContext *s = avctx->priv;
+
+    return ff_denoise_search_run(avctx, &s->dn, &s->search[c][i], guide, 1, 0, 1,
+                                 s->positions[c], s->distances[c], STAGE_SEARCH);
+}
+
+/*
+ * Step i on component c with the groups of component g: hard thresholding
+ * of its noisy plane, or Wiener filtering with 'oracle' (its basic
+ * estimate), then num / den into 'out'.
+ */
+static int filter_step(AVFilterContext *avctx, int c, int i, int g,
+                       cl_mem oracle, cl_mem out)
 {
     BM3DGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->layout.comp[c];
-    const DenoiseSearch *ds = &s->search[c][i];
+    const DenoiseSearch *ds = &s->search[g][i];
     const BM3DStep *p = &s->par[i];
     size_t samples = (size_t)comp->width * comp->height;
     cl_kernel k = s->kernel_filter[i];
-    float threshold = s->hdthr * s->sigma;
+    float sigma = channel_sigma(s, c);
+    float threshold = s->hdthr * sigma;
     size_t global[2] = { (size_t)ds->nx * 64, ds->ny };
     size_t local[2]  = { 64, 1 };
     cl_event event = NULL;
     cl_int cle;
     int err;
 
-    err = ff_denoise_search_run(avctx, &s->dn, ds, guide, 1, 0, 1,
-                                s->positions[c], s->distances[c], STAGE_SEARCH);
-    if (err < 0)
-        return err;
     if ((err = zero_buffer(avctx, s, s->num[c], samples * sizeof(cl_long))) < 0 ||
         (err = zero_buffer(avctx, s, s->den[c], samples * sizeof(cl_long))) < 0)
         return err;
 
     CL_SET_KERNEL_ARG(k,  0, cl_mem,   &s->src[c]);
-    CL_SET_KERNEL_ARG(k,  1, cl_mem,   &guide);
+    CL_SET_KERNEL_ARG(k,  1, cl_mem,   &oracle);
     CL_SET_KERNEL_ARG(k,  2, cl_int,   &comp->width);
     CL_SET_KERNEL_ARG(k,  3, cl_int,   &ds->nx);
-    CL_SET_KERNEL_ARG(k,  4, cl_mem,   &s->positions[c]);
-    CL_SET_KERNEL_ARG(k,  5, cl_mem,   &s->distances[c]);
+    CL_SET_KERNEL_ARG(k,  4, cl_mem,   &s->positions[g]);
+    CL_SET_KERNEL_ARG(k,  5, cl_mem,   &s->distances[g]);
     CL_SET_KERNEL_ARG(k,  6, cl_int,   &p->group);
     CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
-    CL_SET_KERNEL_ARG(k,  8, cl_float, &s->sigma);
+    CL_SET_KERNEL_ARG(k,  8, cl_float, &sigma);
     CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
     CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->dct);
     CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->kaiser);
@@ -349,7 +397,7 @@ static int run_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->den[c]);
     cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
                                  NULL, s->dn.profile ? &event : NULL);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue bm3d_filter: %d.\n", cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
     if (event) {
         clWaitForEvents(1, &event);
         s->dn.stage_ms[STAGE_FILTER] += ff_opencl_get_event_time(event) / 1e6;
@@ -368,20 +416,58 @@ fail:
     return err;
 }
 
-static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
+/* RGB to opponent channels (direction 0) or back (1), in place. */
+static int opponent(AVFilterContext *avctx, cl_mem *planes, int direction)
 {
     BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->layout.comp[0];
+    cl_kernel k = s->kernel_opponent[direction];
+    cl_int cle;
+    int err = 0;
+
+    for (int c = 0; c < 3; c++) {
+        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
+    }
+    CL_SET_KERNEL_ARG(k, 3, cl_int, &comp->width);
+    CL_SET_KERNEL_ARG(k, 4, cl_int, &comp->height);
+    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
+                                 0, 0, STAGE_IO);
+fail:
+    return err;
+}
+
+/*
+ * Components c0 .. c1 - 1 grouped together: the groups come from component
+ * c0 (one component alone, or the three channels with joint grouping).
+ */
+static int denoise_components(AVFilterContext *avctx, const AVFrame *in,
+                              int c0, int c1)
+{
+    BM3DGPUContext *s = avctx->priv;
+    int basic_only = s->estim == ESTIMATE_BASIC;
+    int rgb = c1 - c0 == 3 && s->layout.is_rgb;
     int err;
 
-    err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c]);
-    if (err < 0)
+    for (int c = c0; c < c1; c++)
+        if ((err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c])) < 0)
+            return err;
+    if (rgb && (err = opponent(avctx, s->src + c0, 0)) < 0)
         return err;
-    if (s->estim == ESTIMATE_BASIC)
-        return run_step(avctx, c, 0, s->src[c], s->dst[c]);
-    err = run_step(avctx, c, 0, s->src[c], s->basic[c]);
-    if (err < 0)
+
+    if ((err = search_step(avctx, c0, 0, s->src[c0])) < 0)
         return err;
-    return run_step(avctx, c, 1, s->basic[c], s->dst[c]);
+    for (int c = c0; c < c1; c++)
+        if ((err = filter_step(avctx, c, 0, c0, s->src[c],
+                               basic_only ? s->dst[c] : s->basic[c])) < 0)
+            return err;
+    if (!basic_only) {
+        if ((err = search_step(avctx, c0, 1, s->basic[c0])) < 0)
+            return err;
+        for (int c = c0; c < c1; c++)
+            if ((err = filter_step(avctx, c, 1, c0, s->basic[c], s->dst[c])) < 0)
+                return err;
+    }
+    return rgb ? opponent(avctx, s->dst + c0, 1) : 0;
 }
 
 static int bm3d_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
@@ -414,10 +500,17 @@ static int bm3d_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
     if (avctx->is_disabled) {
         err = ff_denoise_opencl_copy_frame(avctx, &s->dn, &s->layout, out, in);
     } else {
-        for (int c = 0; c < s->layout.nb_components && err >= 0; c++) {
+        int c = 0;
+
+        if (s->joint) {
+            err  = denoise_components(avctx, in, 0, 3);
+            mask = 7;
+            c    = 3;
+        }
+        for (; c < s->layout.nb_components && err >= 0; c++) {
             if (!component_selected(s, c))
                 continue;
-            err = denoise_component(avctx, in, c);
+            err = denoise_components(avctx, in, c, c + 1);
             mask |= 1 << c;
         }
         if (err >= 0)
@@ -459,6 +552,8 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_filter[0]);
     CL_RELEASE_KERNEL(s->kernel_filter[1]);
     CL_RELEASE_KERNEL(s->kernel_normalise);
+    CL_RELEASE_KERNEL(s->kernel_opponent[0]);
+    CL_RELEASE_KERNEL(s->kernel_opponent[1]);
     CL_RELEASE_MEMORY(s->dct);
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
@@ -509,6 +604,10 @@ static const AVOption bm3d_gpu_options[] = {
         { "basic", "the first step only",                               0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_BASIC }, 0, 0, FLAGS, .unit = "estim" },
     { "planes", "bit mask of the planes to filter",
       OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },
+    { "color", "grouping of the channels of 4:4:4 and RGB frames",
+      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_PLANES, FLAGS, .unit = "color" },
+        { "joint",  "groups found on luma (RGB: opponent colours) serve all three channels", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },  0, 0, FLAGS, .unit = "color" },
+        { "planes", "each plane grouped on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES }, 0, 0, FLAGS, .unit = "color" },
     { "search", "block matching kernel",
       OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
         { "auto",   "work-group search on GPUs, per-block search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },

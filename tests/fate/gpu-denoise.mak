@@ -93,6 +93,8 @@ $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gray16,bm3d_gpu,64:48,yuv444p,gray16le,s
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv420p,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv444p16,bm3d_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=20,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gbrp-planes,bm3d_gpu,64:48,gbrp,gbrp,sigma=20:color=planes,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv444p,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=20,1))
