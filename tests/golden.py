@@ -9,7 +9,7 @@ operations, no contraction), then estimates and aggregates in double, where
 the kernel sums in float in another order. The two results differ by a few
 float roundings (relative 1e-6), so after quantisation a sample differs only
 when its value lies within that distance of a rounding boundary:
-  - 8 bits: at most 1 step, on at most 0.5 % of the samples;
+  - 8 bits (gray or RGB): at most 1 step, on at most 0.5 % of the samples;
   - 16 bits: at most 2 steps (2/65535 of the range, 0.008 on the 8-bit scale).
 A different neighbour set, weight or aggregation rule moves samples by many
 steps and fails.
@@ -39,13 +39,22 @@ BM3D_CASES = [
     (64, 48, 8, "sigma=0"),
     (33, 65, 16, "sigma=20"),
     (97, 61, 16, "sigma=20:preset=ref"),
+    # RGB: joint grouping on opponent colours, and per plane
+    (64, 48, "rgb8", "sigma=20"),
+    (33, 65, "rgb8", "sigma=20:preset=ref"),
+    (64, 48, "rgb8", "sigma=20:color=planes"),
+    (33, 65, "rgb16", "sigma=20"),
 ]
 
 # filter option -> bm3d_ref option
 BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
                 "bstep": "-step1", "group": "-group1", "range": "-window1", "thmse": "-tau1",
                 "bstep2": "-step2", "group2": "-group2", "range2": "-window2", "thmse2": "-tau2",
-                "hdthr": "-lambda", "kaiser": "-beta"}
+                "hdthr": "-lambda", "kaiser": "-beta", "color": "-color"}
+
+# bits -> (format of the crop, format through the filter, file extension)
+FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),
+           "rgb8": ("rgb24", "gbrp", "ppm"), "rgb16": ("rgb48be", "gbrp16le", "ppm")}
 
 CASES = [
     # (width, height, bits, filter options)
@@ -93,16 +102,18 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     ff = FFmpeg(args.ffmpeg, args.device)
     camera = os.path.join(skimage_data_dir(args.work), "camera.png")
+    astronaut = os.path.join(skimage_data_dir(args.work), "astronaut.png")
     failed = runs = 0
     cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES] + \
             [("bm3d_gpu", "bm3d_ref") + c for c in BM3D_CASES]
     for i, (filt, model, w, h, bits, opts) in enumerate(cases):
-        fmt = "gray" if bits == 8 else "gray16le"
-        clean = os.path.join(args.work, "clean-%dx%d-%d.pgm" % (w, h, bits))
-        noisy = os.path.join(args.work, "noisy-%dx%d-%d.pgm" % (w, h, bits))
-        gpu = os.path.join(args.work, "gpu-%d.pgm" % i)
-        ref = os.path.join(args.work, "model-%d.pgm" % i)
-        ff.run(["-i", camera, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, fmt.replace("le", "be")),
+        crop_fmt, fmt, ext = FORMATS[bits]
+        photo = camera if ext == "pgm" else astronaut
+        clean = os.path.join(args.work, "clean-%dx%d-%s.%s" % (w, h, bits, ext))
+        noisy = os.path.join(args.work, "noisy-%dx%d-%s.%s" % (w, h, bits, ext))
+        gpu = os.path.join(args.work, "gpu-%d.%s" % (i, ext))
+        ref = os.path.join(args.work, "model-%d.%s" % (i, ext))
+        ff.run(["-i", photo, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, crop_fmt),
                 "-frames:v", "1", "-update", "1", "-y", clean])
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
                         clean, noisy], check=True)
@@ -119,14 +130,14 @@ def main():
             fields = dict(kv.split("=", 1) for kv in line.split())
             maxdiff = int(fields["maxdiff"])
             ndiff, total = (int(x) for x in fields["differing"].split("/"))
-            if bits == 8:
+            if bits in (8, "rgb8"):
                 ok = maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
             else:
                 ok = maxdiff <= 2
             failed += not ok
             runs += 1
-            print("%s %-11s %3dx%-3d %2d-bit %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
-                                                               bits, opts, search, line))
+            print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
+                                                            bits, opts, search, line))
     print("golden model: %d runs, %d failed" % (runs, failed))
     sys.exit(1 if failed else 0)
 

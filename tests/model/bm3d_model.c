@@ -36,8 +36,11 @@
  * group is a stack of n patches, z = 0 .. n - 1, stored as 64 floats per
  * patch, X(z, r, c) at z * 64 + r * 8 + c.
  *
- * The aggregation is in 64-bit fixed point with 24 fraction bits, like the
+ * The aggregation is in 64-bit fixed point with 32 fraction bits, like the
  * kernels' integer atomics, so its sums do not depend on the order.
+ *
+ * Colour (joint grouping, CBM3D): the three channels share the groups found
+ * on channel 0; RGB is filtered as opponent channels (bm3d_model_color()).
  */
 
 #include <float.h>
@@ -508,17 +511,79 @@ static void wiener_group(const BM3DTables *t, const float *noisy,
     aggregate_group(t, stack_u, n, w, best, width, num, den);
 }
 
-void bm3d_model_plane(const float *noisy, int width, int height,
-                      const BM3DModelParams *par, float *basic, float *dst)
+/* Noise of the three opponent channels of an RGB frame, relative to sigma. */
+static const double opp_noise_ratio2[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+/*
+ * One step over the whole frame, for nb_ch channels of width x height that
+ * share their groups (nb_ch = 1: one plane on its own).
+ *
+ * For each reference patch of the grid of step s (row by row), the group is
+ * searched in channel 0 only: in noisy[0] for step 1, in basic[0] for step
+ * 2 (match_group(), which also gives the group size n from channel 0's
+ * distances). Every channel c is then filtered at those n positions with its
+ * own sigma[c] (step 1: threshold lambda * sigma[c] in float; step 2: Wiener
+ * with sigma[c] and the oracle basic[c]) into its own num[c] / den[c], which
+ * are cleared first. Finally out[c] = num[c] / den[c].
+ */
+static void run_step(const BM3DTables *t, int s, int nb_ch,
+                     const float *const *noisy, const float *const *basic,
+                     int width, int height, const BM3DModelParams *par,
+                     const float *sigma, float *stack_u, float *stack_b,
+                     int64_t *const *num, int64_t *const *den,
+                     float *const *out)
+{
+    const BM3DModelStep *st = &par->steps[s];
+    const size_t plane_size = (size_t)width * height;
+    const int nx = (width  - K + st->step - 1) / st->step + 1;
+    const int ny = (height - K + st->step - 1) / st->step + 1;
+    const float *search = s == 0 ? noisy[0] : basic[0];
+    Neighbor best[MAX_GROUP];
+    float thr[3];
+    int gx, gy, c;
+
+    for (c = 0; c < nb_ch; c++) {
+        thr[c] = par->lambda * sigma[c];
+        memset(num[c], 0, plane_size * sizeof(*num[c]));
+        memset(den[c], 0, plane_size * sizeof(*den[c]));
+    }
+    for (gy = 0; gy < ny; gy++) {
+        for (gx = 0; gx < nx; gx++) {
+            const int x0 = grid_pos(gx, st->step, width);
+            const int y0 = grid_pos(gy, st->step, height);
+            const int n  = match_group(search, width, height, x0, y0, st, best);
+
+            for (c = 0; c < nb_ch; c++) {
+                if (s == 0)
+                    hard_threshold_group(t, noisy[c], width, best, n, thr[c],
+                                         stack_u, num[c], den[c]);
+                else
+                    wiener_group(t, noisy[c], basic[c], width, best, n,
+                                 sigma[c], stack_u, stack_b, num[c], den[c]);
+            }
+        }
+    }
+    for (c = 0; c < nb_ch; c++)
+        divide(num[c], den[c], plane_size, out[c]);
+}
+
+/*
+ * Both steps (or step 1 only when par->estim == 1) for nb_ch channels that
+ * share their groups, each with its own sigma[c]: basic[c] receives the
+ * basic estimate and dst[c] the final one (a copy of the basic estimate when
+ * par->estim == 1).
+ */
+static void denoise_channels(int nb_ch, const float *const *noisy,
+                             int width, int height,
+                             const BM3DModelParams *par, const float *sigma,
+                             float *const *basic, float *const *dst)
 {
     const char *err = bm3d_model_check(par, width, height);
     const size_t plane_size = (size_t)width * height;
-    const float thr = par->lambda * par->sigma;
     BM3DTables tables;
-    Neighbor best[MAX_GROUP];
     float *stack_u, *stack_b;
-    int64_t *num, *den;
-    int s;
+    int64_t *num[3], *den[3];
+    int c;
 
     if (err) {
         fprintf(stderr, "bm3d_model: %dx%d: %s\n", width, height, err);
@@ -527,41 +592,129 @@ void bm3d_model_plane(const float *noisy, int width, int height,
     init_tables(&tables, par->beta);
     stack_u = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
     stack_b = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
-    num     = alloc_or_die(plane_size, sizeof(*num));
-    den     = alloc_or_die(plane_size, sizeof(*den));
-
-    for (s = 0; s < (par->estim == 1 ? 1 : 2); s++) {
-        const BM3DModelStep *st = &par->steps[s];
-        const int nx = (width  - K + st->step - 1) / st->step + 1;
-        const int ny = (height - K + st->step - 1) / st->step + 1;
-        int gx, gy;
-
-        memset(num, 0, plane_size * sizeof(*num));
-        memset(den, 0, plane_size * sizeof(*den));
-        for (gy = 0; gy < ny; gy++) {
-            for (gx = 0; gx < nx; gx++) {
-                const int x0 = grid_pos(gx, st->step, width);
-                const int y0 = grid_pos(gy, st->step, height);
-                int n;
-
-                if (s == 0) {
-                    n = match_group(noisy, width, height, x0, y0, st, best);
-                    hard_threshold_group(&tables, noisy, width, best, n, thr,
-                                         stack_u, num, den);
-                } else {
-                    n = match_group(basic, width, height, x0, y0, st, best);
-                    wiener_group(&tables, noisy, basic, width, best, n,
-                                 par->sigma, stack_u, stack_b, num, den);
-                }
-            }
-        }
-        divide(num, den, plane_size, s == 0 ? basic : dst);
+    for (c = 0; c < nb_ch; c++) {
+        num[c] = alloc_or_die(plane_size, sizeof(*num[c]));
+        den[c] = alloc_or_die(plane_size, sizeof(*den[c]));
     }
-    if (par->estim == 1)
-        memcpy(dst, basic, plane_size * sizeof(*dst));
+
+    run_step(&tables, 0, nb_ch, noisy, NULL, width, height, par, sigma,
+             stack_u, stack_b, num, den, basic);
+    if (par->estim == 1) {
+        for (c = 0; c < nb_ch; c++)
+            memcpy(dst[c], basic[c], plane_size * sizeof(*dst[c]));
+    } else {
+        run_step(&tables, 1, nb_ch, noisy, (const float *const *)basic,
+                 width, height, par, sigma, stack_u, stack_b, num, den, dst);
+    }
 
     free(stack_u);
     free(stack_b);
-    free(num);
-    free(den);
+    for (c = 0; c < nb_ch; c++) {
+        free(num[c]);
+        free(den[c]);
+    }
+}
+
+void bm3d_model_plane(const float *noisy, int width, int height,
+                      const BM3DModelParams *par, float *basic, float *dst)
+{
+    denoise_channels(1, &noisy, width, height, par, &par->sigma, &basic, &dst);
+}
+
+/*
+ * RGB to opponent channels and back, per sample, in float, exactly as
+ * written (the constants are float expressions: 1.0f / 3.0f etc.).
+ */
+static void rgb_to_opponent(float r, float g, float b, float *o)
+{
+    o[0] = ((r + g) + b) * (1.0f / 3.0f);
+    o[1] = (r - b) * 0.5f;
+    o[2] = ((r + b) - 2.0f * g) * 0.25f;
+}
+
+static void opponent_to_rgb(float y, float u, float v, float *rgb)
+{
+    const float m = y + v * (2.0f / 3.0f);
+
+    rgb[0] = m + u;
+    rgb[1] = y - v * (4.0f / 3.0f);
+    rgb[2] = m - u;
+}
+
+/*
+ * out[c] = opponent_to_rgb(in[0], in[1], in[2])[c] per sample; 'out' may
+ * be 'in'.
+ */
+static void planes_to_rgb(float *const *in, size_t size, float *const *out)
+{
+    size_t p;
+    float rgb[3];
+
+    for (p = 0; p < size; p++) {
+        opponent_to_rgb(in[0][p], in[1][p], in[2][p], rgb);
+        out[0][p] = rgb[0];
+        out[1][p] = rgb[1];
+        out[2][p] = rgb[2];
+    }
+}
+
+void bm3d_model_color(float *const noisy[3], int width, int height,
+                      int is_rgb, const BM3DModelParams *par,
+                      float *const basic[3], float *const dst[3])
+{
+    const char *err = bm3d_model_check(par, width, height);
+    const size_t plane_size = (size_t)width * height;
+    const float *in[3];
+    float *opp[3] = { NULL, NULL, NULL };
+    float *bas[3], *fin[3];
+    float sigma[3];
+    size_t p;
+    int c;
+
+    if (err) {
+        fprintf(stderr, "bm3d_model: %dx%d: %s\n", width, height, err);
+        exit(1);
+    }
+    for (c = 0; c < 3; c++) {
+        bas[c] = alloc_or_die(plane_size, sizeof(*bas[c]));
+        if (is_rgb) {
+            opp[c]   = alloc_or_die(plane_size, sizeof(*opp[c]));
+            in[c]    = opp[c];
+            fin[c]   = alloc_or_die(plane_size, sizeof(*fin[c]));
+            sigma[c] = (float)((double)par->sigma * sqrt(opp_noise_ratio2[c]));
+        } else {
+            in[c]    = noisy[c];
+            fin[c]   = dst[c];
+            sigma[c] = par->sigma;
+        }
+    }
+    if (is_rgb) {
+        for (p = 0; p < plane_size; p++) {
+            float o[3];
+
+            rgb_to_opponent(noisy[0][p], noisy[1][p], noisy[2][p], o);
+            opp[0][p] = o[0];
+            opp[1][p] = o[1];
+            opp[2][p] = o[2];
+        }
+    }
+
+    denoise_channels(3, in, width, height, par, sigma, bas, fin);
+
+    if (is_rgb) {
+        planes_to_rgb(fin, plane_size, dst);
+        if (basic)
+            planes_to_rgb(bas, plane_size, basic);
+    } else if (basic) {
+        for (c = 0; c < 3; c++)
+            memcpy(basic[c], bas[c], plane_size * sizeof(*basic[c]));
+    }
+
+    for (c = 0; c < 3; c++) {
+        free(bas[c]);
+        if (is_rgb) {
+            free(opp[c]);
+            free(fin[c]);
+        }
+    }
 }

@@ -68,4 +68,26 @@ const char *bm3d_model_check(const BM3DModelParams *par, int width, int height);
 void bm3d_model_plane(const float *noisy, int width, int height,
                       const BM3DModelParams *par, float *basic, float *dst);
 
+/*
+ * Denoise a frame of three channels of the same size with joint grouping
+ * (doc/bm3d_gpu-algorithm.md, "Colour: joint grouping"; CBM3D).
+ *
+ * noisy:  three planes of width * height floats, pitch width, 8-bit scale;
+ *         R, G, B when is_rgb, else Y, U, V of a 4:4:4 frame. Not modified.
+ * is_rgb: 1: the planes are turned into opponent channels (in float, the
+ *         expressions of the document), each filtered with its own sigma,
+ *         (float)((double)sigma * sqrt(1/3, 1/2, 3/8)), and the estimates
+ *         turned back into R, G, B; 0: used as they are, all with sigma.
+ * basic:  NULL, or three planes receiving the basic estimate (in R, G, B
+ *         when is_rgb)
+ * dst:    three planes receiving the final estimate, or the basic estimate
+ *         when par->estim == 1
+ * The groups are searched on channel 0 only (Y, or the opponent channel
+ * Y) and serve all three. Outputs are before quantisation. Exits the
+ * program like bm3d_model_plane().
+ */
+void bm3d_model_color(float *const noisy[3], int width, int height,
+                      int is_rgb, const BM3DModelParams *par,
+                      float *const basic[3], float *const dst[3]);
+
 #endif /* BM3D_MODEL_H */

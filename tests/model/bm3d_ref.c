@@ -1,5 +1,5 @@
 /*
- * bm3d_ref: run the golden model of bm3d_gpu on PGM images.
+ * bm3d_ref: run the golden model of bm3d_gpu on PGM and PPM images.
  *
  * Build (from the top of the tree):
  *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o bm3d_ref \
@@ -7,6 +7,7 @@
  *
  * Usage:
  *   bm3d_ref [options] in.pgm out.pgm
+ *   bm3d_ref [options] [-color joint|planes] [-yuv] in.ppm out.ppm
  *
  * This file is part of FFmpeg.
  *
@@ -38,8 +39,9 @@ static void usage(void)
 {
     fprintf(stderr,
         "usage: bm3d_ref [options] in.pgm out.pgm\n"
-        "Binary PGM (P5) with maxval 255 or 65535; the output has the maxval\n"
-        "of the input. Frames smaller than 8x8 are refused.\n"
+        "       bm3d_ref [options] in.ppm out.ppm\n"
+        "Binary PGM (P5) or PPM (P6) with maxval 255 or 65535; the output has\n"
+        "the format and maxval of the input. Frames smaller than 8x8 are refused.\n"
         "options (doc/bm3d_gpu-algorithm.md; defaults: fast profile):\n"
         "  -sigma S            noise standard deviation, 8-bit scale  (10)\n"
         "  -profile P          fast or ref, sets the defaults below   (fast)\n"
@@ -50,25 +52,33 @@ static void usage(void)
         "  -group1/-group2 N   largest group, 1, 2, 4 .. 32    (fast 8/8, ref 16/32)\n"
         "  -tau1/-tau2 T       largest mean squared distance   (2500/400)\n"
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
-        "  -beta B             Kaiser window parameter                (2.0)\n");
+        "  -beta B             Kaiser window parameter                (2.0)\n"
+        "PPM only:\n"
+        "  -color C            joint: groups found on the first channel serve\n"
+        "                      all three (RGB as opponent channels);\n"
+        "                      planes: each channel on its own      (joint)\n"
+        "  -yuv                the channels are Y, U, V of a 4:4:4 frame, not\n"
+        "                      R, G, B: no opponent transform, one sigma\n");
     exit(2);
 }
 
-/* Read a P5 of maxval 255 or 65535. */
-static int read_pgm(const char *name, PNMImage *img)
+/* Read a P5 or P6 of maxval 255 or 65535. */
+static int read_pnm(const char *name, PNMImage *img)
 {
     FILE *f = pnm_open(name, "rb");
     int ret = -1;
 
     if (!f)
         return -1;
-    if (pnm_read_header(f, img) < 0 || img->channels != 1)
-        fprintf(stderr, "%s: not a binary PGM (P5)\n", name);
+    if (pnm_read_header(f, img) < 0 ||
+        (img->channels != 1 && img->channels != 3))
+        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", name);
     else if (img->maxval != 255 && img->maxval != 65535)
         fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
                 name, img->maxval);
     else if (img->width < 1 || img->height < 1 ||
-             (double)img->width * img->height > PNM_MAX_SAMPLES)
+             (double)img->width * img->height * img->channels >
+             PNM_MAX_SAMPLES)
         fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
     else
         ret = pnm_read_samples(f, name, img);
@@ -123,13 +133,19 @@ static int parse_int(const char *opt, const char *arg, int min, int max)
     return (int)v;
 }
 
-/* Write 'plane' quantised to the maxval of 'img'. */
-static int write_plane(const char *name, const float *plane, PNMImage *img)
+/*
+ * Write the img->channels planes of 'planes', quantised to the maxval of
+ * 'img' and interleaved.
+ */
+static int write_planes(const char *name, float *const *planes, PNMImage *img)
 {
     size_t i, n = (size_t)img->width * img->height;
+    int c;
 
     for (i = 0; i < n; i++)
-        img->data[i] = quantise(plane[i], img->maxval);
+        for (c = 0; c < img->channels; c++)
+            img->data[i * img->channels + c] =
+                quantise(planes[c][i], img->maxval);
     return pnm_write(name, img);
 }
 
@@ -139,10 +155,10 @@ int main(int argc, char **argv)
     const char *pos_args[2];
     const char *profile = "fast", *basic_name = NULL, *err;
     PNMImage in, out;
-    int nb_pos = 0;
-    float *noisy, *basic, *dst;
+    int nb_pos = 0, joint = 1, yuv = 0, nb_ch;
+    float *noisy[3], *basic[3], *dst[3];
     size_t n, i;
-    int a;
+    int a, c;
 
     /* The profile first, whatever its place: the other options override it. */
     for (a = 1; a + 1 < argc; a++)
@@ -162,6 +178,10 @@ int main(int argc, char **argv)
             pos_args[nb_pos++] = opt;
             continue;
         }
+        if (!strcmp(opt, "-yuv")) {
+            yuv = 1;
+            continue;
+        }
         if (a + 1 >= argc)
             usage();
         if (!strcmp(opt, "-sigma"))
@@ -174,6 +194,14 @@ int main(int argc, char **argv)
                 par.estim = 0;
             else if (!strcmp(e, "basic"))
                 par.estim = 1;
+            else
+                usage();
+        } else if (!strcmp(opt, "-color")) {
+            const char *e = argv[++a];
+            if (!strcmp(e, "joint"))
+                joint = 1;
+            else if (!strcmp(e, "planes"))
+                joint = 0;
             else
                 usage();
         } else if (!strcmp(opt, "-basic"))
@@ -202,8 +230,13 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (read_pgm(pos_args[0], &in) < 0)
+    if (read_pnm(pos_args[0], &in) < 0)
         return 1;
+    nb_ch = in.channels;
+    if (yuv && nb_ch != 3) {
+        fprintf(stderr, "%s: -yuv needs a PPM (P6)\n", pos_args[0]);
+        return 1;
+    }
     err = bm3d_model_check(&par, in.width, in.height);
     if (err) {
         fprintf(stderr, "%s: %dx%d: %s\n", pos_args[0], in.width, in.height, err);
@@ -212,28 +245,41 @@ int main(int argc, char **argv)
 
     out = in;
     n = (size_t)in.width * in.height;
-    noisy = malloc(n * sizeof(*noisy));
-    basic = malloc(n * sizeof(*basic));
-    dst   = malloc(n * sizeof(*dst));
-    out.data = malloc(n * sizeof(*out.data));
-    if (!noisy || !basic || !dst || !out.data) {
+    out.data = malloc(n * nb_ch * sizeof(*out.data));
+    if (!out.data) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
-    for (i = 0; i < n; i++)
-        noisy[i] = to_8bit_scale(in.data[i], in.maxval);
+    for (c = 0; c < nb_ch; c++) {
+        noisy[c] = malloc(n * sizeof(*noisy[c]));
+        basic[c] = malloc(n * sizeof(*basic[c]));
+        dst[c]   = malloc(n * sizeof(*dst[c]));
+        if (!noisy[c] || !basic[c] || !dst[c]) {
+            fprintf(stderr, "out of memory\n");
+            return 1;
+        }
+        for (i = 0; i < n; i++)
+            noisy[c][i] = to_8bit_scale(in.data[i * nb_ch + c], in.maxval);
+    }
 
-    bm3d_model_plane(noisy, in.width, in.height, &par, basic, dst);
+    if (nb_ch == 3 && joint)
+        bm3d_model_color(noisy, in.width, in.height, !yuv, &par, basic, dst);
+    else
+        for (c = 0; c < nb_ch; c++)
+            bm3d_model_plane(noisy[c], in.width, in.height, &par,
+                             basic[c], dst[c]);
 
-    if (write_plane(pos_args[1], dst, &out) < 0)
+    if (write_planes(pos_args[1], dst, &out) < 0)
         return 1;
-    if (basic_name && write_plane(basic_name, basic, &out) < 0)
+    if (basic_name && write_planes(basic_name, basic, &out) < 0)
         return 1;
 
     free(in.data);
     free(out.data);
-    free(noisy);
-    free(basic);
-    free(dst);
+    for (c = 0; c < nb_ch; c++) {
+        free(noisy[c]);
+        free(basic[c]);
+        free(dst[c]);
+    }
     return 0;
 }
