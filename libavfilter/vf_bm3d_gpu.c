@@ -83,6 +83,7 @@ typedef struct BM3DGPUContext {
 
     /* options */
     float sigma;
+    float csigma;
     int   preset;
     BM3DStep opt[2];       ///< -1 / -1.0: from the preset
     float hdthr;
@@ -131,14 +132,15 @@ static int use_joint_grouping(const BM3DGPUContext *s)
     return 1;
 }
 
-/* The noise of channel c: sigma, or for RGB the opponent channel's. */
+/* The noise of channel c: sigma or csigma, or for RGB frames grouped
+ * jointly the opponent channel's. */
 static float channel_sigma(const BM3DGPUContext *s, int c)
 {
     static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
 
-    if (!s->joint || !s->layout.is_rgb)
-        return s->sigma;
-    return (float)((double)s->sigma * sqrt(gain[c]));
+    if (s->layout.is_rgb)
+        return s->joint ? (float)((double)s->sigma * sqrt(gain[c])) : s->sigma;
+    return (c == 1 || c == 2) && s->csigma >= 0 ? s->csigma : s->sigma;
 }
 
 /* Modified Bessel function of the first kind, order 0 (power series). */
@@ -574,6 +576,8 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
 static const AVOption bm3d_gpu_options[] = {
     { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",
       OFFSET(sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, RFLAGS },
+    { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",
+      OFFSET(csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, RFLAGS },
     { "preset", "parameter set",
       OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
         { "fast", "Davy & Ehret: step 4, 21x21 window, groups of 8", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },

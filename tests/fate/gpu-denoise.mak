@@ -107,6 +107,8 @@ $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma0,bm3d_gpu,33:65,yuv444p,gray,sigma
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma255,bm3d_gpu,33:65,yuv444p,gray,sigma=255,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-thmse0,bm3d_gpu,33:65,yuv444p,gray,sigma=20:thmse=0:thmse2=0,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-tiled,bm3d_gpu,33:65,yuv444p,gray,sigma=20:search=tiled,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-csigma,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:csigma=5,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-csigma-444,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20:csigma=5,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-planes1,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:planes=1,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-enable,bm3d_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))
 
