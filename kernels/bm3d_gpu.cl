@@ -38,17 +38,18 @@
 #define KK      64
 #define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
 
-/* Forward 2-D DCT of the n patches of 'stack' (local, [z][a * 8 + b]) into
- * the registers x: rows first, then columns. */
-static void bm3d_dct_forward(__local float *stack, __local float *scratch,
-                             __constant float *dct, int n, int lid, float *x)
+/* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
+ * 'stack' (local, [z][a * 8 + b]) into the registers x: rows first, then
+ * columns. */
+static void bm3d_transform_forward(__local float *stack, __local float *scratch,
+                                   __constant float *fwd, int n, int lid, float *x)
 {
     int a = lid / K, b = lid % K;
 
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
         for (int i = 0; i < K; i++)
-            t += dct[b * K + i] * stack[z * KK + a * K + i];
+            t += fwd[b * K + i] * stack[z * KK + a * K + i];
         scratch[z * KK + lid] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -57,17 +58,18 @@ static void bm3d_dct_forward(__local float *stack, __local float *scratch,
         if (z < n) {
             float t = 0.0f;
             for (int i = 0; i < K; i++)
-                t += dct[a * K + i] * scratch[z * KK + i * K + b];
+                t += fwd[a * K + i] * scratch[z * KK + i * K + b];
             x[z] = t;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Inverse 2-D DCT of the registers x (columns, then rows) into 'stack'. */
-static void bm3d_dct_inverse(__local float *stack, __local float *scratch,
-                             __constant float *dct, int n, int lid,
-                             const float *x)
+/* Inverse 2-D transform of the registers x (columns, then rows) into
+ * 'stack'; inv is the inverse matrix (the transpose for the DCT). */
+static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
+                                   __constant float *inv, int n, int lid,
+                                   const float *x)
 {
     int a = lid / K, b = lid % K;
 
@@ -79,14 +81,14 @@ static void bm3d_dct_inverse(__local float *stack, __local float *scratch,
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
         for (int i = 0; i < K; i++)
-            t += dct[i * K + a] * stack[z * KK + i * K + b];
+            t += inv[a * K + i] * stack[z * KK + i * K + b];
         scratch[z * KK + lid] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
         for (int i = 0; i < K; i++)
-            t += dct[i * K + b] * scratch[z * KK + a * K + i];
+            t += inv[b * K + i] * scratch[z * KK + a * K + i];
         stack[z * KK + lid] = t;
     }
 }
@@ -156,7 +158,8 @@ static void bm3d_filter_group(__global const float *noisy,
                               float sigma,
                               float threshold,
                               const int wiener,
-                              __constant float *dct,
+                              __constant float *fwd,
+                              __constant float *inv,
                               __constant float *kaiser,
                               __global long *num,
                               __global long *den,
@@ -173,11 +176,11 @@ static void bm3d_filter_group(__global const float *noisy,
 
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
-        bm3d_dct_forward(stack, scratch, dct, n, lid, oracle);
+        bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
         bm3d_hadamard(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_dct_forward(stack, scratch, dct, n, lid, x);
+    bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
     bm3d_hadamard(x, n);
 
 #pragma unroll
@@ -206,7 +209,7 @@ static void bm3d_filter_group(__global const float *noisy,
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_hadamard(x, n);
-    bm3d_dct_inverse(stack, scratch, dct, n, lid, x);
+    bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
 
     {
         float kw = weight * kaiser[lid];
@@ -225,16 +228,16 @@ __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        
 void name(__global const float *noisy, __global const float *basic,            \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
-          float threshold, __constant float *dct, __constant float *kaiser,    \
-          __global long *num, __global long *den)                              \
+          float threshold, __constant float *fwd, __constant float *inv,       \
+          __constant float *kaiser, __global long *num, __global long *den)    \
 {                                                                               \
     __local float stack[NB * KK];                                               \
     __local float scratch[NB * KK];                                             \
     __local float partial[KK];                                                  \
                                                                                 \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
-                      tau, sigma, threshold, wiener, dct, kaiser, num, den,    \
-                      stack, scratch, partial);                                 \
+                      tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
+                      den, stack, scratch, partial);                            \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */

@@ -59,6 +59,11 @@ enum BM3DEstimate {
     ESTIMATE_BASIC,
 };
 
+enum BM3DTransform {
+    TRANSFORM_BIOR,
+    TRANSFORM_DCT,
+};
+
 enum BM3DColor {
     COLOR_JOINT,
     COLOR_PLANES,
@@ -88,6 +93,7 @@ typedef struct BM3DGPUContext {
     BM3DStep opt[2];       ///< -1 / -1.0: from the preset
     float hdthr;
     float beta;
+    int   transform;       ///< 2-D transform of the first step
     int   estim;
     int   planes;
     int   color;
@@ -102,7 +108,8 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_normalise;
     cl_kernel kernel_opponent[2];   ///< forward, inverse
     int joint;                      ///< group the three channels together
-    cl_mem dct;
+    cl_mem fwd[2];         ///< 2-D transform of each step
+    cl_mem inv[2];         ///< and its inverse
     cl_mem kaiser;
     cl_mem src[DENOISE_MAX_COMPONENTS];
     cl_mem basic[DENOISE_MAX_COMPONENTS];
@@ -155,17 +162,109 @@ static double bessel_i0(double x)
     return sum;
 }
 
-/* The orthonormal 8-point DCT-II matrix and the 8x8 Kaiser window, computed
- * in double and rounded to float, as the golden model does. */
-static void make_tables(float beta, float *dct, float *kaiser)
+/* The orthonormal 8-point DCT-II matrix, F[r][a]. */
+static void make_dct(double F[BLOCK][BLOCK])
 {
-    double w[BLOCK];
-
     for (int r = 0; r < BLOCK; r++) {
         double alpha = r ? sqrt(2.0 / BLOCK) : sqrt(1.0 / BLOCK);
         for (int a = 0; a < BLOCK; a++)
-            dct[r * BLOCK + a] = alpha * cos(M_PI * (2 * a + 1) * r / (2.0 * BLOCK));
+            F[r][a] = alpha * cos(M_PI * (2 * a + 1) * r / (2.0 * BLOCK));
     }
+}
+
+/*
+ * The 8-point Bior1.5 wavelet transform, three levels, periodic: at each
+ * level, of length L, lo[k] = sum h[n] x[(2k + n - 4) mod L] and hi[k] the
+ * same with g; the coefficients are ordered lo3, hi3, hi2, hi1.
+ */
+static void make_bior15(double F[BLOCK][BLOCK])
+{
+    static const double h[10] = { 3, -3, -22, 22, 128, 128, 22, -22, -3, 3 };
+    static const double g[10] = { 0, 0, 0, 0, -128, 128, 0, 0, 0, 0 };
+
+    for (int col = 0; col < BLOCK; col++) {
+        double x[BLOCK] = { 0 }, out[BLOCK];
+
+        x[col] = 1.0;
+        for (int len = BLOCK; len > 1; len /= 2) {
+            double lo[BLOCK / 2], hi[BLOCK / 2];
+            for (int k = 0; k < len / 2; k++) {
+                lo[k] = hi[k] = 0.0;
+                for (int n = 0; n < 10; n++) {
+                    int i = ((2 * k + n - 4) % len + len) % len;
+                    lo[k] += h[n] / (128.0 * M_SQRT2) * x[i];
+                    hi[k] += g[n] / (128.0 * M_SQRT2) * x[i];
+                }
+            }
+            for (int k = 0; k < len / 2; k++) {
+                out[len / 2 + k] = hi[k];
+                x[k] = lo[k];
+            }
+        }
+        out[0] = x[0];
+        for (int r = 0; r < BLOCK; r++)
+            F[r][col] = out[r];
+    }
+}
+
+/* I = F^-1, by Gauss-Jordan elimination with partial pivoting. */
+static void invert(double F[BLOCK][BLOCK], double I[BLOCK][BLOCK])
+{
+    double m[BLOCK][2 * BLOCK];
+
+    for (int r = 0; r < BLOCK; r++)
+        for (int c = 0; c < 2 * BLOCK; c++)
+            m[r][c] = c < BLOCK ? F[r][c] : (c - BLOCK == r);
+    for (int c = 0; c < BLOCK; c++) {
+        int p = c;
+        for (int r = c + 1; r < BLOCK; r++)
+            if (fabs(m[r][c]) > fabs(m[p][c]))
+                p = r;
+        for (int k = 0; k < 2 * BLOCK; k++)
+            FFSWAP(double, m[c][k], m[p][k]);
+        for (int r = 0; r < BLOCK; r++) {
+            double f = m[r][c] / m[c][c];
+            if (r == c)
+                continue;
+            for (int k = 0; k < 2 * BLOCK; k++)
+                m[r][k] -= f * m[c][k];
+        }
+    }
+    for (int r = 0; r < BLOCK; r++)
+        for (int c = 0; c < BLOCK; c++)
+            I[r][c] = m[r][BLOCK + c] / m[r][r];
+}
+
+/*
+ * The transform of a step and its inverse, computed in double and rounded
+ * to float, as the golden model does; the DCT's inverse is its transpose.
+ */
+static void make_transform(int bior, float *fwd, float *inv)
+{
+    double F[BLOCK][BLOCK], I[BLOCK][BLOCK];
+
+    if (bior) {
+        make_bior15(F);
+        invert(F, I);
+    } else {
+        make_dct(F);
+        for (int r = 0; r < BLOCK; r++)
+            for (int c = 0; c < BLOCK; c++)
+                I[r][c] = F[c][r];
+    }
+    for (int r = 0; r < BLOCK; r++) {
+        for (int c = 0; c < BLOCK; c++) {
+            fwd[r * BLOCK + c] = F[r][c];
+            inv[r * BLOCK + c] = I[r][c];
+        }
+    }
+}
+
+/* The 8x8 Kaiser window, computed in double and rounded to float. */
+static void make_kaiser(float beta, float *kaiser)
+{
+    double w[BLOCK];
+
     for (int i = 0; i < BLOCK; i++) {
         double t = 2.0 * i / (BLOCK - 1) - 1.0;
         w[i] = bessel_i0(beta * sqrt(1.0 - t * t)) / bessel_i0(beta);
@@ -224,27 +323,35 @@ static int alloc_buffers(AVFilterContext *avctx, int c)
     return 0;
 }
 
+static cl_mem constant_buffer(AVFilterContext *avctx, const float *data, size_t size)
+{
+    BM3DGPUContext *s = avctx->priv;
+    cl_int cle;
+    cl_mem mem = clCreateBuffer(s->ocf.hwctx->context,
+                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                size, (void *)data, &cle);
+    if (!mem)
+        av_log(avctx, AV_LOG_ERROR, "Failed to create a table: %d.\n", cle);
+    return mem;
+}
+
+/* The 2-D transforms of both steps (step 2 always uses the DCT) and the
+ * Kaiser window. */
 static int create_tables(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
-    float dct[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
-    cl_int cle;
+    float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
 
-    make_tables(s->beta, dct, kaiser);
-    s->dct = clCreateBuffer(s->ocf.hwctx->context,
-                            CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            sizeof(dct), dct, &cle);
-    if (!s->dct)
-        goto fail;
-    s->kaiser = clCreateBuffer(s->ocf.hwctx->context,
-                               CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                               sizeof(kaiser), kaiser, &cle);
-    if (!s->kaiser)
-        goto fail;
-    return 0;
-fail:
-    av_log(avctx, AV_LOG_ERROR, "Failed to create the transform tables: %d.\n", cle);
-    return AVERROR(EIO);
+    for (int i = 0; i < 2; i++) {
+        make_transform(i == 0 && s->transform == TRANSFORM_BIOR, fwd, inv);
+        s->fwd[i] = constant_buffer(avctx, fwd, sizeof(fwd));
+        s->inv[i] = constant_buffer(avctx, inv, sizeof(inv));
+        if (!s->fwd[i] || !s->inv[i])
+            return AVERROR(EIO);
+    }
+    make_kaiser(s->beta, kaiser);
+    s->kaiser = constant_buffer(avctx, kaiser, sizeof(kaiser));
+    return s->kaiser ? 0 : AVERROR(EIO);
 }
 
 static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
@@ -393,10 +500,11 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
     CL_SET_KERNEL_ARG(k,  8, cl_float, &sigma);
     CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
-    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->dct);
-    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->kaiser);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->num[c]);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->den[c]);
+    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->fwd[i]);
+    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->inv[i]);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->kaiser);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->num[c]);
+    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->den[c]);
     cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
                                  NULL, s->dn.profile ? &event : NULL);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
@@ -556,7 +664,10 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_normalise);
     CL_RELEASE_KERNEL(s->kernel_opponent[0]);
     CL_RELEASE_KERNEL(s->kernel_opponent[1]);
-    CL_RELEASE_MEMORY(s->dct);
+    for (int i = 0; i < 2; i++) {
+        CL_RELEASE_MEMORY(s->fwd[i]);
+        CL_RELEASE_MEMORY(s->inv[i]);
+    }
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
@@ -602,6 +713,10 @@ static const AVOption bm3d_gpu_options[] = {
       OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },
     { "kaiser", "beta of the Kaiser window of the aggregation",
       OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, 20, FLAGS },
+    { "transform", "2-D transform of the first step (the second uses the DCT)",
+      OFFSET(transform), AV_OPT_TYPE_INT, { .i64 = TRANSFORM_BIOR }, TRANSFORM_BIOR, TRANSFORM_DCT, FLAGS, .unit = "transform" },
+        { "bior", "Bior1.5 wavelet, three levels", 0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_BIOR }, 0, 0, FLAGS, .unit = "transform" },
+        { "dct",  "discrete cosine transform",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_DCT },  0, 0, FLAGS, .unit = "transform" },
     { "estim", "estimate to output",
       OFFSET(estim), AV_OPT_TYPE_INT, { .i64 = ESTIMATE_FINAL }, ESTIMATE_FINAL, ESTIMATE_BASIC, FLAGS, .unit = "estim" },
         { "final", "both steps: hard threshold, then Wiener filtering", 0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_FINAL }, 0, 0, FLAGS, .unit = "estim" },

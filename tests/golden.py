@@ -37,6 +37,7 @@ BM3D_CASES = [
     (64, 48, 8, "sigma=20:thmse=100:thmse2=50"),
     (64, 48, 8, "sigma=20:hdthr=1.5:kaiser=4"),
     (64, 48, 8, "sigma=0"),
+    (64, 48, 8, "sigma=20:transform=dct"),
     (33, 65, 16, "sigma=20"),
     (97, 61, 16, "sigma=20:preset=ref"),
     # RGB: joint grouping on opponent colours, and per plane
@@ -50,7 +51,8 @@ BM3D_CASES = [
 BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
                 "bstep": "-step1", "group": "-group1", "range": "-window1", "thmse": "-tau1",
                 "bstep2": "-step2", "group2": "-group2", "range2": "-window2", "thmse2": "-tau2",
-                "hdthr": "-lambda", "kaiser": "-beta", "color": "-color"}
+                "hdthr": "-lambda", "kaiser": "-beta", "color": "-color",
+                "transform": "-transform"}
 
 # bits -> (format of the crop, format through the filter, file extension)
 FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),

@@ -68,9 +68,10 @@ typedef struct Neighbor {
     size_t pos;     /* top-left sample: y * width + x */
 } Neighbor;
 
-/* Constant tables, shared by both steps. */
+/* Constant tables of one step. */
 typedef struct BM3DTables {
-    float C[K][K];      /* DCT-II matrix, C[r][a] */
+    float C[K][K];      /* 2-D transform matrix (DCT-II or Bior1.5), C[r][a] */
+    float Ci[K][K];     /* its inverse, Ci[a][r] (for the DCT: C transposed) */
     float kaiser[K][K]; /* aggregation window, kaiser[a][b] */
 } BM3DTables;
 
@@ -91,6 +92,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
             par->sigma    = 10.0f;
             par->lambda   = 2.7f;
             par->beta     = 2.0f;
+            par->transform = 0;
             par->steps[0] = profiles[i].steps[0];
             par->steps[1] = profiles[i].steps[1];
             par->estim    = 0;
@@ -190,15 +192,99 @@ static double bessel_i0(double x)
  * w(i) = I0(beta sqrt(1 - t^2)) / I0(beta) with t = 2.0 * i / 7.0 - 1.0,
  * and K(a, b) = (float)(w(a) * w(b)).
  */
-static void init_tables(BM3DTables *t, float beta)
+/*
+ * The 8-point Bior1.5 transform, three levels, periodic
+ * (doc/bm3d_gpu-algorithm.md): at each level of length L,
+ * lo[k] = sum over n of h[n] x[(2k + n - 4) mod L], hi[k] likewise with g;
+ * output order lo3, hi3, hi2, hi1. In double.
+ */
+static void bior15_matrix(double F[K][K])
 {
+    static const double h[10] = { 3, -3, -22, 22, 128, 128, 22, -22, -3, 3 };
+    static const double g[10] = { 0, 0, 0, 0, -128, 128, 0, 0, 0, 0 };
+    int col, len, k, n, r;
+
+    for (col = 0; col < K; col++) {
+        double x[K] = { 0 }, out[K];
+
+        x[col] = 1.0;
+        for (len = K; len > 1; len /= 2) {
+            double lo[K / 2], hi[K / 2];
+            for (k = 0; k < len / 2; k++) {
+                lo[k] = hi[k] = 0.0;
+                for (n = 0; n < 10; n++) {
+                    int i = ((2 * k + n - 4) % len + len) % len;
+                    lo[k] += h[n] / (128.0 * sqrt(2.0)) * x[i];
+                    hi[k] += g[n] / (128.0 * sqrt(2.0)) * x[i];
+                }
+            }
+            for (k = 0; k < len / 2; k++) {
+                out[len / 2 + k] = hi[k];
+                x[k] = lo[k];
+            }
+        }
+        out[0] = x[0];
+        for (r = 0; r < K; r++)
+            F[r][col] = out[r];
+    }
+}
+
+/* Inverse of an 8x8 matrix in double (Gauss-Jordan, partial pivoting). */
+static void invert8(double F[K][K], double I[K][K])
+{
+    double m[K][2 * K];
+    int r, c, k, p;
+
+    for (r = 0; r < K; r++)
+        for (c = 0; c < 2 * K; c++)
+            m[r][c] = c < K ? F[r][c] : (c - K == r);
+    for (c = 0; c < K; c++) {
+        p = c;
+        for (r = c + 1; r < K; r++)
+            if (fabs(m[r][c]) > fabs(m[p][c]))
+                p = r;
+        for (k = 0; k < 2 * K; k++) {
+            double t = m[c][k];
+            m[c][k] = m[p][k];
+            m[p][k] = t;
+        }
+        for (r = 0; r < K; r++) {
+            double f = m[r][c] / m[c][c];
+            if (r == c)
+                continue;
+            for (k = 0; k < 2 * K; k++)
+                m[r][k] -= f * m[c][k];
+        }
+    }
+    for (r = 0; r < K; r++)
+        for (c = 0; c < K; c++)
+            I[r][c] = m[r][K + c] / m[r][r];
+}
+
+static void init_tables(BM3DTables *t, float beta, int bior)
+{
+    double F[K][K], I[K][K];
     double w[K];
     int r, a, b;
 
+    if (bior) {
+        bior15_matrix(F);
+        invert8(F, I);
+    } else {
+        for (r = 0; r < K; r++) {
+            double alpha = r ? sqrt(2.0 / K) : sqrt(1.0 / K);
+            for (a = 0; a < K; a++)
+                F[r][a] = alpha * cos(pi * (2 * a + 1) * r / 16.0);
+        }
+        for (r = 0; r < K; r++)
+            for (a = 0; a < K; a++)
+                I[a][r] = F[r][a];
+    }
     for (r = 0; r < K; r++) {
-        double alpha = r ? sqrt(2.0 / K) : sqrt(1.0 / K);
-        for (a = 0; a < K; a++)
-            t->C[r][a] = (float)(alpha * cos(pi * (2 * a + 1) * r / 16.0));
+        for (a = 0; a < K; a++) {
+            t->C[r][a]  = (float)F[r][a];
+            t->Ci[r][a] = (float)I[r][a];
+        }
     }
     for (a = 0; a < K; a++) {
         double x = 2.0 * a / (K - 1.0) - 1.0;
@@ -360,7 +446,7 @@ static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
         for (c = 0; c < K; c++) {
             float s = 0.0f;
             for (r = 0; r < K; r++)
-                s += t->C[r][a] * X[r * K + c];
+                s += t->Ci[a][r] * X[r * K + c];
             T[a][c] = s;
         }
     }
@@ -368,7 +454,7 @@ static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
         for (b = 0; b < K; b++) {
             float s = 0.0f;
             for (c = 0; c < K; c++)
-                s += t->C[c][b] * T[a][c];
+                s += t->Ci[b][c] * T[a][c];
             P[a * K + b] = s;
         }
     }
@@ -580,7 +666,7 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
 {
     const char *err = bm3d_model_check(par, width, height);
     const size_t plane_size = (size_t)width * height;
-    BM3DTables tables;
+    BM3DTables tables[2];
     float *stack_u, *stack_b;
     int64_t *num[3], *den[3];
     int c;
@@ -589,7 +675,8 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
         fprintf(stderr, "bm3d_model: %dx%d: %s\n", width, height, err);
         exit(1);
     }
-    init_tables(&tables, par->beta);
+    init_tables(&tables[0], par->beta, par->transform == 0);
+    init_tables(&tables[1], par->beta, 0);
     stack_u = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
     stack_b = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
     for (c = 0; c < nb_ch; c++) {
@@ -597,13 +684,13 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
         den[c] = alloc_or_die(plane_size, sizeof(*den[c]));
     }
 
-    run_step(&tables, 0, nb_ch, noisy, NULL, width, height, par, sigma,
+    run_step(&tables[0], 0, nb_ch, noisy, NULL, width, height, par, sigma,
              stack_u, stack_b, num, den, basic);
     if (par->estim == 1) {
         for (c = 0; c < nb_ch; c++)
             memcpy(dst[c], basic[c], plane_size * sizeof(*dst[c]));
     } else {
-        run_step(&tables, 1, nb_ch, noisy, (const float *const *)basic,
+        run_step(&tables[1], 1, nb_ch, noisy, (const float *const *)basic,
                  width, height, par, sigma, stack_u, stack_b, num, den, dst);
     }
 

@@ -53,6 +53,7 @@ static void usage(void)
         "  -tau1/-tau2 T       largest mean squared distance   (2500/400)\n"
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
         "  -beta B             Kaiser window parameter                (2.0)\n"
+        "  -transform T        2-D transform of step 1: bior or dct   (bior)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
@@ -216,7 +217,12 @@ int main(int argc, char **argv)
             par.steps[opt[4] - '1'].tau = (float)parse_num(opt, argv[++a], 0, 1e9);
         else if (!strcmp(opt, "-lambda"))
             par.lambda = (float)parse_num(opt, argv[++a], 0, 100);
-        else if (!strcmp(opt, "-beta"))
+        else if (!strcmp(opt, "-transform")) {
+            const char *v = argv[++a];
+            if (!v || (strcmp(v, "bior") && strcmp(v, "dct")))
+                usage();
+            par.transform = !strcmp(v, "dct");
+        } else if (!strcmp(opt, "-beta"))
             par.beta = (float)parse_num(opt, argv[++a], 0, 100);
         else
             usage();
