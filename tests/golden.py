@@ -37,7 +37,9 @@ BM3D_CASES = [
     (64, 48, 8, "sigma=20:thmse=100:thmse2=50"),
     (64, 48, 8, "sigma=20:hdthr=1.5:kaiser=4"),
     (64, 48, 8, "sigma=0"),
-    (64, 48, 8, "sigma=20:transform=dct"),
+    (64, 48, 8, "sigma=20:transform=bior"),
+    (97, 61, 8, "sigma=20:preset=ref:transform=bior"),
+    (33, 65, 16, "sigma=40:transform=bior"),
     (33, 65, 16, "sigma=20"),
     (97, 61, 16, "sigma=20:preset=ref"),
     # RGB: joint grouping on opponent colours, and per plane
@@ -45,6 +47,7 @@ BM3D_CASES = [
     (33, 65, "rgb8", "sigma=20:preset=ref"),
     (64, 48, "rgb8", "sigma=20:color=planes"),
     (33, 65, "rgb16", "sigma=20"),
+    (64, 48, "rgb8", "sigma=20:transform=bior"),
 ]
 
 # filter option -> bm3d_ref option

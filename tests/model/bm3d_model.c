@@ -92,7 +92,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
             par->sigma    = 10.0f;
             par->lambda   = 2.7f;
             par->beta     = 2.0f;
-            par->transform = 0;
+            par->transform = 1;
             par->steps[0] = profiles[i].steps[0];
             par->steps[1] = profiles[i].steps[1];
             par->estim    = 0;

@@ -37,8 +37,8 @@ typedef struct BM3DModelParams {
     BM3DModelStep steps[2]; /* [0]: step 1 (hard thresholding),
                                [1]: step 2 (Wiener filtering) */
     int   estim;        /* 0: both steps, 1: basic estimate only */
-    int   transform;    /* 2-D transform of step 1: 0 Bior1.5, 1 DCT (step 2
-                           always uses the DCT) */
+    int   transform;    /* 2-D transform of step 1: 0 Bior1.5, 1 DCT (the
+                           default; step 2 always uses the DCT) */
 } BM3DModelParams;
 
 /*

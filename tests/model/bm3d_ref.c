@@ -53,7 +53,7 @@ static void usage(void)
         "  -tau1/-tau2 T       largest mean squared distance   (2500/400)\n"
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
         "  -beta B             Kaiser window parameter                (2.0)\n"
-        "  -transform T        2-D transform of step 1: bior or dct   (bior)\n"
+        "  -transform T        2-D transform of step 1: dct or bior   (dct)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
