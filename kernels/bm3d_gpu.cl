@@ -113,6 +113,49 @@ static void bm3d_hadamard(float *x, int n)
     }
 }
 
+/* Orthonormal Haar wavelet transform along the group, all levels: at each
+ * level of length len (n, n / 2, .. 2), pairs (x[2k], x[2k + 1]) become
+ * the sum x[k] and the difference x[len / 2 + k], both times 1/sqrt(2). */
+static void bm3d_haar_forward(float *x, int n)
+{
+    const float s = M_SQRT1_2_F;
+    float t[NB];
+
+#pragma unroll
+    for (int len = NB; len >= 2; len /= 2) {
+        if (len > n)
+            continue;
+#pragma unroll
+        for (int k = 0; k < len / 2; k++) {
+            t[k]           = (x[2 * k] + x[2 * k + 1]) * s;
+            t[len / 2 + k] = (x[2 * k] - x[2 * k + 1]) * s;
+        }
+#pragma unroll
+        for (int k = 0; k < len; k++)
+            x[k] = t[k];
+    }
+}
+
+static void bm3d_haar_inverse(float *x, int n)
+{
+    const float s = M_SQRT1_2_F;
+    float t[NB];
+
+#pragma unroll
+    for (int len = 2; len <= NB; len *= 2) {
+        if (len > n)
+            break;
+#pragma unroll
+        for (int k = 0; k < len / 2; k++) {
+            t[2 * k]     = (x[k] + x[len / 2 + k]) * s;
+            t[2 * k + 1] = (x[k] - x[len / 2 + k]) * s;
+        }
+#pragma unroll
+        for (int k = 0; k < len; k++)
+            x[k] = t[k];
+    }
+}
+
 /* Size of the group: the entries within tau, rounded down to a power of
  * two (the reference, entry 0, always counts). */
 static int bm3d_group_size(__global const float *distances, int r, int group,
@@ -157,6 +200,7 @@ static void bm3d_filter_group(__global const float *noisy,
                               float tau,
                               float sigma,
                               float threshold,
+                              int haar,
                               const int wiener,
                               __constant float *fwd,
                               __constant float *inv,
@@ -177,11 +221,17 @@ static void bm3d_filter_group(__global const float *noisy,
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
         bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
-        bm3d_hadamard(oracle, n);
+        if (haar)
+            bm3d_haar_forward(oracle, n);
+        else
+            bm3d_hadamard(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
     bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
-    bm3d_hadamard(x, n);
+    if (haar)
+        bm3d_haar_forward(x, n);
+    else
+        bm3d_hadamard(x, n);
 
 #pragma unroll
     for (int z = 0; z < NB; z++) {
@@ -208,7 +258,10 @@ static void bm3d_filter_group(__global const float *noisy,
         sum += partial[i];
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
-    bm3d_hadamard(x, n);
+    if (haar)
+        bm3d_haar_inverse(x, n);
+    else
+        bm3d_hadamard(x, n);
     bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
 
     {
@@ -228,7 +281,8 @@ __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        
 void name(__global const float *noisy, __global const float *basic,            \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
-          float threshold, __constant float *fwd, __constant float *inv,       \
+          float threshold, int haar, __constant float *fwd,                    \
+          __constant float *inv,                                               \
           __constant float *kaiser, __global long *num, __global long *den)    \
 {                                                                               \
     __local float stack[NB * KK];                                               \
@@ -236,8 +290,8 @@ void name(__global const float *noisy, __global const float *basic,            \
     __local float partial[KK];                                                  \
                                                                                 \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
-                      tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
-                      den, stack, scratch, partial);                            \
+                      tau, sigma, threshold, haar, wiener, fwd, inv, kaiser,   \
+                      num, den, stack, scratch, partial);                       \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */

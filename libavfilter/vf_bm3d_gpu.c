@@ -94,6 +94,7 @@ typedef struct BM3DGPUContext {
     float hdthr;
     float beta;
     int   transform;       ///< 2-D transform of the first step
+    int   haar;            ///< Haar instead of Walsh-Hadamard along groups
     int   estim;
     int   planes;
     int   color;
@@ -500,11 +501,12 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
     CL_SET_KERNEL_ARG(k,  8, cl_float, &sigma);
     CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
-    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->fwd[i]);
-    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->inv[i]);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->kaiser);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->num[c]);
-    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->den[c]);
+    CL_SET_KERNEL_ARG(k, 10, cl_int,   &s->haar);
+    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->fwd[i]);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->inv[i]);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->kaiser);
+    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->num[c]);
+    CL_SET_KERNEL_ARG(k, 15, cl_mem,   &s->den[c]);
     cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
                                  NULL, s->dn.profile ? &event : NULL);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
@@ -717,6 +719,10 @@ static const AVOption bm3d_gpu_options[] = {
       OFFSET(transform), AV_OPT_TYPE_INT, { .i64 = TRANSFORM_DCT }, TRANSFORM_BIOR, TRANSFORM_DCT, FLAGS, .unit = "transform" },
         { "dct",  "discrete cosine transform",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_DCT },  0, 0, FLAGS, .unit = "transform" },
         { "bior", "Bior1.5 wavelet, three levels", 0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_BIOR }, 0, 0, FLAGS, .unit = "transform" },
+    { "transform1d", "1-D transform along the groups, both steps",
+      OFFSET(haar), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1, FLAGS, .unit = "transform1d" },
+        { "hadamard", "Walsh-Hadamard transform",     0, AV_OPT_TYPE_CONST, { .i64 = 0 }, 0, 0, FLAGS, .unit = "transform1d" },
+        { "haar",     "Haar wavelet, all levels",     0, AV_OPT_TYPE_CONST, { .i64 = 1 }, 0, 0, FLAGS, .unit = "transform1d" },
     { "estim", "estimate to output",
       OFFSET(estim), AV_OPT_TYPE_INT, { .i64 = ESTIMATE_FINAL }, ESTIMATE_FINAL, ESTIMATE_BASIC, FLAGS, .unit = "estim" },
         { "final", "both steps: hard threshold, then Wiener filtering", 0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_FINAL }, 0, 0, FLAGS, .unit = "estim" },

@@ -40,6 +40,8 @@ BM3D_CASES = [
     (64, 48, 8, "sigma=20:transform=bior"),
     (97, 61, 8, "sigma=20:preset=ref:transform=bior"),
     (33, 65, 16, "sigma=40:transform=bior"),
+    (64, 48, 8, "sigma=20:transform1d=haar"),
+    (97, 61, 8, "sigma=20:preset=ref:transform1d=haar"),
     (33, 65, 16, "sigma=20"),
     (97, 61, 16, "sigma=20:preset=ref"),
     # RGB: joint grouping on opponent colours, and per plane
@@ -55,7 +57,7 @@ BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
                 "bstep": "-step1", "group": "-group1", "range": "-window1", "thmse": "-tau1",
                 "bstep2": "-step2", "group2": "-group2", "range2": "-window2", "thmse2": "-tau2",
                 "hdthr": "-lambda", "kaiser": "-beta", "color": "-color",
-                "transform": "-transform"}
+                "transform": "-transform", "transform1d": "-transform1d"}
 
 # bits -> (format of the crop, format through the filter, file extension)
 FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),

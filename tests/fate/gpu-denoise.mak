@@ -101,6 +101,7 @@ $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bior,bm3d_gpu,64:48,yuv444p,gray,sigma=20:transform=bior,1))
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-haar,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=haar,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bior-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform=bior,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=1:group2=1,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=32:group2=32,1))

@@ -73,6 +73,7 @@ typedef struct BM3DTables {
     float C[K][K];      /* 2-D transform matrix (DCT-II or Bior1.5), C[r][a] */
     float Ci[K][K];     /* its inverse, Ci[a][r] (for the DCT: C transposed) */
     float kaiser[K][K]; /* aggregation window, kaiser[a][b] */
+    int   haar;         /* Haar instead of Walsh-Hadamard along the group */
 } BM3DTables;
 
 int bm3d_model_profile(BM3DModelParams *par, const char *name)
@@ -93,6 +94,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
             par->lambda   = 2.7f;
             par->beta     = 2.0f;
             par->transform = 1;
+            par->haar      = 0;
             par->steps[0] = profiles[i].steps[0];
             par->steps[1] = profiles[i].steps[1];
             par->estim    = 0;
@@ -486,6 +488,52 @@ static void hadamard(float *stack, int n)
     }
 }
 
+/*
+ * Orthonormal Haar wavelet transform along z, all levels, in place: at each
+ * level of length len = n, n / 2, .. 2, for k < len / 2 and every
+ * coefficient, with x = X(2k), y = X(2k + 1): new X(k) = (x + y) * s and
+ * new X(len / 2 + k) = (x - y) * s, s the float nearest 1/sqrt(2).
+ */
+static void haar_forward(float *stack, int n)
+{
+    const float s = (float)(1.0 / sqrt(2.0));
+    float t[MAX_GROUP];
+    int len, k, i;
+
+    for (len = n; len >= 2; len /= 2) {
+        for (i = 0; i < K2; i++) {
+            for (k = 0; k < len / 2; k++) {
+                float x = stack[2 * k * K2 + i], y = stack[(2 * k + 1) * K2 + i];
+                t[k]           = (x + y) * s;
+                t[len / 2 + k] = (x - y) * s;
+            }
+            for (k = 0; k < len; k++)
+                stack[k * K2 + i] = t[k];
+        }
+    }
+}
+
+/* Its inverse: levels len = 2, 4, .. n, X(2k) = (a + d) * s and
+ * X(2k + 1) = (a - d) * s with a = X(k), d = X(len / 2 + k). */
+static void haar_inverse(float *stack, int n)
+{
+    const float s = (float)(1.0 / sqrt(2.0));
+    float t[MAX_GROUP];
+    int len, k, i;
+
+    for (len = 2; len <= n; len *= 2) {
+        for (i = 0; i < K2; i++) {
+            for (k = 0; k < len / 2; k++) {
+                float a = stack[k * K2 + i], d = stack[(len / 2 + k) * K2 + i];
+                t[2 * k]     = (a + d) * s;
+                t[2 * k + 1] = (a - d) * s;
+            }
+            for (k = 0; k < len; k++)
+                stack[k * K2 + i] = t[k];
+        }
+    }
+}
+
 /* 3-D transform of the group best[0 .. n - 1] of 'plane' into 'stack'. */
 static void transform_group(const BM3DTables *t, const float *plane, int width,
                             const Neighbor *best, int n, float *stack)
@@ -494,7 +542,10 @@ static void transform_group(const BM3DTables *t, const float *plane, int width,
 
     for (z = 0; z < n; z++)
         dct2_forward(t, plane + best[z].pos, width, stack + z * K2);
-    hadamard(stack, n);
+    if (t->haar)
+        haar_forward(stack, n);
+    else
+        hadamard(stack, n);
 }
 
 /*
@@ -511,7 +562,10 @@ static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
     float est[K2];
     int z, a, b;
 
-    hadamard(stack, n);
+    if (t->haar)
+        haar_inverse(stack, n);
+    else
+        hadamard(stack, n);
     for (z = 0; z < n; z++) {
         dct2_inverse(t, stack + z * K2, est);
         for (a = 0; a < K; a++) {
@@ -677,6 +731,7 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
     }
     init_tables(&tables[0], par->beta, par->transform == 0);
     init_tables(&tables[1], par->beta, 0);
+    tables[0].haar = tables[1].haar = par->haar;
     stack_u = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
     stack_b = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
     for (c = 0; c < nb_ch; c++) {

@@ -39,6 +39,8 @@ typedef struct BM3DModelParams {
     int   estim;        /* 0: both steps, 1: basic estimate only */
     int   transform;    /* 2-D transform of step 1: 0 Bior1.5, 1 DCT (the
                            default; step 2 always uses the DCT) */
+    int   haar;         /* 1-D transform along the groups, both steps:
+                           0 Walsh-Hadamard, 1 Haar */
 } BM3DModelParams;
 
 /*

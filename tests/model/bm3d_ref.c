@@ -54,6 +54,7 @@ static void usage(void)
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
         "  -beta B             Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (dct)\n"
+        "  -transform1d T      along groups: hadamard or haar         (hadamard)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
@@ -222,6 +223,11 @@ int main(int argc, char **argv)
             if (!v || (strcmp(v, "bior") && strcmp(v, "dct")))
                 usage();
             par.transform = !strcmp(v, "dct");
+        } else if (!strcmp(opt, "-transform1d")) {
+            const char *v = argv[++a];
+            if (!v || (strcmp(v, "hadamard") && strcmp(v, "haar")))
+                usage();
+            par.haar = !strcmp(v, "haar");
         } else if (!strcmp(opt, "-beta"))
             par.beta = (float)parse_num(opt, argv[++a], 0, 100);
         else
