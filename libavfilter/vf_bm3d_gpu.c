@@ -44,8 +44,10 @@
 
 enum BM3DStage {
     STAGE_IO,
-    STAGE_SEARCH,
-    STAGE_FILTER,
+    STAGE_SEARCH1,      ///< block matching of step 1, then of step 2
+    STAGE_SEARCH2,
+    STAGE_FILTER1,      ///< hard thresholding, then Wiener filtering
+    STAGE_FILTER2,
     STAGE_NORMALISE,
 };
 
@@ -399,8 +401,10 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
         return AVERROR(ENOMEM);
     }
     s->dn.stage_names[STAGE_IO]        = "load/store";
-    s->dn.stage_names[STAGE_SEARCH]    = "search";
-    s->dn.stage_names[STAGE_FILTER]    = "filter";
+    s->dn.stage_names[STAGE_SEARCH1]   = "search1";
+    s->dn.stage_names[STAGE_FILTER1]   = "filter1";
+    s->dn.stage_names[STAGE_SEARCH2]   = "search2";
+    s->dn.stage_names[STAGE_FILTER2]   = "filter2";
     s->dn.stage_names[STAGE_NORMALISE] = "normalise";
     err = ff_denoise_opencl_init(avctx, &s->dn, defines.str, sources,
                                  FF_ARRAY_ELEMS(sources));
@@ -462,7 +466,8 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide)
     BM3DGPUContext *s = avctx->priv;
 
     return ff_denoise_search_run(avctx, &s->dn, &s->search[c][i], guide, 1, 0, 1,
-                                 s->positions[c], s->distances[c], STAGE_SEARCH);
+                                 s->positions[c], s->distances[c],
+                                 i ? STAGE_SEARCH2 : STAGE_SEARCH1);
 }
 
 /*
@@ -512,7 +517,8 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
     if (event) {
         clWaitForEvents(1, &event);
-        s->dn.stage_ms[STAGE_FILTER] += ff_opencl_get_event_time(event) / 1e6;
+        s->dn.stage_ms[i ? STAGE_FILTER2 : STAGE_FILTER1] +=
+            ff_opencl_get_event_time(event) / 1e6;
         clReleaseEvent(event);
     }
 

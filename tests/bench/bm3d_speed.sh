@@ -44,7 +44,7 @@ kernel_time() {  # kernel_time NAME SIZE FRAMES OPTIONS
         -vf "hwupload,bm3d_gpu=$4:profile=1,hwdownload,format=gray" -f null - > "$log" 2>&1
     local total
     total=$(grep 'kernel time:' "$log" | tail -n +3 | sed 's/.*total \([0-9.]*\) ms/\1/' | median)
-    echo "| bm3d_gpu $4 | $2 gray | kernels $total ms (search $(stage "$log" search), filter $(stage "$log" filter), normalise $(stage "$log" normalise), load/store $(stage "$log" load/store)) |" >> "$TABLE"
+    echo "| bm3d_gpu $4 | $2 gray | kernels $total ms (step 1: search $(stage "$log" search1), filter $(stage "$log" filter1); step 2: search $(stage "$log" search2), filter $(stage "$log" filter2); normalise $(stage "$log" normalise), load/store $(stage "$log" load/store)) |" >> "$TABLE"
 }
 
 wall() {
