@@ -20,7 +20,8 @@
 
 /*
  * Built after patch_search.cl (NB: the size of its tables, the largest
- * group). doc/bm3d_gpu-algorithm.md is the exact contract with the golden
+ * group), with BM3D_HAAR defined to 1 for the Haar transform along the
+ * groups, 0 for Walsh-Hadamard. doc/bm3d_gpu-algorithm.md is the exact contract with the golden
  * model.
  *
  * One work-group of 64 work-items per group of 8x8 patches; work-item
@@ -156,6 +157,15 @@ static void bm3d_haar_inverse(float *x, int n)
     }
 }
 
+/* The transform along the group, chosen when the program is built. */
+#if BM3D_HAAR
+#define bm3d_group_forward bm3d_haar_forward
+#define bm3d_group_inverse bm3d_haar_inverse
+#else
+#define bm3d_group_forward bm3d_hadamard
+#define bm3d_group_inverse bm3d_hadamard
+#endif
+
 /* Size of the group: the entries within tau, rounded down to a power of
  * two (the reference, entry 0, always counts). */
 static int bm3d_group_size(__global const float *distances, int r, int group,
@@ -200,7 +210,6 @@ static void bm3d_filter_group(__global const float *noisy,
                               float tau,
                               float sigma,
                               float threshold,
-                              int haar,
                               const int wiener,
                               __constant float *fwd,
                               __constant float *inv,
@@ -221,17 +230,11 @@ static void bm3d_filter_group(__global const float *noisy,
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
         bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
-        if (haar)
-            bm3d_haar_forward(oracle, n);
-        else
-            bm3d_hadamard(oracle, n);
+        bm3d_group_forward(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
     bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
-    if (haar)
-        bm3d_haar_forward(x, n);
-    else
-        bm3d_hadamard(x, n);
+    bm3d_group_forward(x, n);
 
 #pragma unroll
     for (int z = 0; z < NB; z++) {
@@ -258,10 +261,7 @@ static void bm3d_filter_group(__global const float *noisy,
         sum += partial[i];
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
-    if (haar)
-        bm3d_haar_inverse(x, n);
-    else
-        bm3d_hadamard(x, n);
+    bm3d_group_inverse(x, n);
     bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
 
     {
@@ -281,8 +281,7 @@ __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        
 void name(__global const float *noisy, __global const float *basic,            \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
-          float threshold, int haar, __constant float *fwd,                    \
-          __constant float *inv,                                               \
+          float threshold, __constant float *fwd, __constant float *inv,       \
           __constant float *kaiser, __global long *num, __global long *den)    \
 {                                                                               \
     __local float stack[NB * KK];                                               \
@@ -290,8 +289,8 @@ void name(__global const float *noisy, __global const float *basic,            \
     __local float partial[KK];                                                  \
                                                                                 \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
-                      tau, sigma, threshold, haar, wiener, fwd, inv, kaiser,   \
-                      num, den, stack, scratch, partial);                       \
+                      tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
+                      den, stack, scratch, partial);                            \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */

@@ -396,6 +396,7 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
+    av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -506,12 +507,11 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
     CL_SET_KERNEL_ARG(k,  8, cl_float, &sigma);
     CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
-    CL_SET_KERNEL_ARG(k, 10, cl_int,   &s->haar);
-    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->fwd[i]);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->inv[i]);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->kaiser);
-    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->num[c]);
-    CL_SET_KERNEL_ARG(k, 15, cl_mem,   &s->den[c]);
+    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->fwd[i]);
+    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->inv[i]);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->kaiser);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->num[c]);
+    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->den[c]);
     cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
                                  NULL, s->dn.profile ? &event : NULL);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
