@@ -21,7 +21,8 @@
 /*
  * Built after patch_search.cl (NB: the size of its tables, the largest
  * group), with BM3D_HAAR defined to 1 for the Haar transform along the
- * groups, 0 for Walsh-Hadamard. doc/bm3d_gpu-algorithm.md is the exact contract with the golden
+ * groups, 0 for Walsh-Hadamard, and BM3D_INT64_ATOMICS to 1 where the device
+ * has 64-bit integer atomics, 0 for the 32-bit fallback. doc/bm3d_gpu-algorithm.md is the exact contract with the golden
  * model.
  *
  * One work-group of 64 work-items per group of 8x8 patches; work-item
@@ -33,11 +34,45 @@
  */
 
 #pragma OPENCL FP_CONTRACT OFF
+#if BM3D_INT64_ATOMICS
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
 
 #define K       8
 #define KK      64
 #define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
+
+/*
+ * Add v to the 64-bit fixed-point accumulator at index i. With 64-bit
+ * atomics this is one atom_add; without them (BM3D_INT64_ATOMICS 0) the
+ * accumulator is a pair of 32-bit words, low then high: the low words are
+ * added atomically and each addition's own carry goes to the high word with
+ * the high part of v, which gives the same sum modulo 2^64 in any order.
+ */
+static void bm3d_accumulate(__global long *acc, uint i, long v)
+{
+#if BM3D_INT64_ATOMICS
+    atom_add(&acc[i], v);
+#else
+    __global uint *w = (__global uint *)acc + 2 * i;
+    uint lo  = (uint)v;
+    uint hi  = (uint)((ulong)v >> 32);
+    uint old = atomic_add(&w[0], lo);
+
+    atomic_add(&w[1], hi + (old + lo < old));
+#endif
+}
+
+/* The accumulator at index i (see bm3d_accumulate). */
+static long bm3d_read(__global const long *acc, int i)
+{
+#if BM3D_INT64_ATOMICS
+    return acc[i];
+#else
+    __global const uint *w = (__global const uint *)acc + 2 * i;
+    return (long)(((ulong)w[1] << 32) | w[0]);
+#endif
+}
 
 /* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
  * 'stack' (local, [z][a * 8 + b]) into the registers x: rows first, then
@@ -270,8 +305,8 @@ static void bm3d_filter_group(__global const float *noisy,
 
         for (int z = 0; z < n; z++) {
             uint p = positions[r * NB + z] + a * width + b;
-            atom_add(&num[p], convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
-            atom_add(&den[p], kd);
+            bm3d_accumulate(num, p, convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
+            bm3d_accumulate(den, p, kd);
         }
     }
 }
@@ -355,5 +390,5 @@ __kernel void bm3d_normalise(__global const long *num,
 
     if (x >= width || y >= height)
         return;
-    dst[i] = convert_float(num[i]) / convert_float(den[i]);
+    dst[i] = convert_float(bm3d_read(num, i)) / convert_float(bm3d_read(den, i));
 }

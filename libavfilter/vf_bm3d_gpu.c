@@ -66,6 +66,12 @@ enum BM3DTransform {
     TRANSFORM_DCT,
 };
 
+enum BM3DAtomics {
+    ATOMICS_AUTO,
+    ATOMICS_INT64,
+    ATOMICS_INT32,
+};
+
 enum BM3DColor {
     COLOR_JOINT,
     COLOR_PLANES,
@@ -101,6 +107,7 @@ typedef struct BM3DGPUContext {
     int   planes;
     int   color;
     int   search_mode;
+    int   atomics;         ///< accumulation: 0 auto, 1 64-bit, 2 32-bit pairs
 
     int initialised;
     BM3DStep par[2];       ///< effective parameters
@@ -364,6 +371,7 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     const char *sources[] = { ff_source_bm3d_gpu_cl };
     cl_device_id device = s->ocf.hwctx->device_id;
     char extensions[4096] = "";
+    int int64_atomics;
     AVBPrint defines;
     cl_int cle;
     int err;
@@ -388,15 +396,21 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     }
     clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
                     extensions, NULL);
-    if (!strstr(extensions, "cl_khr_int64_base_atomics")) {
-        av_log(avctx, AV_LOG_ERROR, "bm3d_gpu needs 64-bit integer atomics "
-               "(cl_khr_int64_base_atomics), which this OpenCL device lacks.\n");
+    int64_atomics = !!strstr(extensions, "cl_khr_int64_base_atomics");
+    if (s->atomics == ATOMICS_INT64 && !int64_atomics) {
+        av_log(avctx, AV_LOG_ERROR, "This OpenCL device has no 64-bit integer "
+               "atomics (cl_khr_int64_base_atomics); use atomics=auto or int32.\n");
         return AVERROR(ENOSYS);
     }
+    if (s->atomics == ATOMICS_INT32)
+        int64_atomics = 0;
+    av_log(avctx, AV_LOG_VERBOSE, "Accumulating with %s atomics.\n",
+           int64_atomics ? "64-bit" : "pairs of 32-bit");
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
+    av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", int64_atomics);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -744,6 +758,11 @@ static const AVOption bm3d_gpu_options[] = {
         { "auto",   "work-group search on GPUs, per-block search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
         { "tiled",  "work-group search sharing the sums of overlapping blocks", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
         { "direct", "one work-item per reference block", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
+    { "atomics", "integer atomics of the deterministic accumulation",
+      OFFSET(atomics), AV_OPT_TYPE_INT, { .i64 = ATOMICS_AUTO }, ATOMICS_AUTO, ATOMICS_INT32, FLAGS, .unit = "atomics" },
+        { "auto",  "64-bit where the device has them, else pairs of 32-bit", 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_AUTO },  0, 0, FLAGS, .unit = "atomics" },
+        { "int64", "64-bit integer atomics",                                 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT64 }, 0, 0, FLAGS, .unit = "atomics" },
+        { "int32", "pairs of 32-bit integer atomics (same output)",          0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT32 }, 0, 0, FLAGS, .unit = "atomics" },
     { "profile", "log the kernel time of each stage for every frame",
       OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }

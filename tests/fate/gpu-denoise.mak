@@ -99,6 +99,10 @@ $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,1
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref,1))
+# the 32-bit fallback of the accumulation must give the same bytes
+$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-int32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:atomics=int32,1))
+fate-bm3d-gpu-int32: FUZZ = 0
+fate-bm3d-gpu-int32: REF = $(SRC_PATH)/tests/ref/fate/bm3d-gpu-ref
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bior,bm3d_gpu,64:48,yuv444p,gray,sigma=20:transform=bior,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-haar,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=haar,1))
