@@ -160,3 +160,29 @@ def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
         step /= 2
     best = max(tried, key=tried.get)
     return best, tried[best], tried
+
+
+def write_pgm(path, width, height, data):
+    """Write 8-bit samples as a binary PGM."""
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (width, height))
+        f.write(data)
+
+
+def noisy_yuv420p(ff, tools, photo, size, sigma, seed, work):
+    """A centre crop of a photograph as yuv420p (clean), and the same with
+    exact AWGN added to each plane (seeds seed, seed + 1, seed + 2).
+    Returns (clean, noisy) raw frames."""
+    clean = ff.run(["-i", photo, "-vf", "crop=%d:%d,format=yuv420p" % (size, size),
+                    "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1"])
+    planes = [(0, size, size), (size * size, size // 2, size // 2),
+              (size * size * 5 // 4, size // 2, size // 2)]
+    noisy = b""
+    for i, (offset, w, h) in enumerate(planes):
+        src = os.path.join(work, "yuv-clean-%d.pgm" % i)
+        dst = os.path.join(work, "yuv-noisy-%d.pgm" % i)
+        write_pgm(src, w, h, clean[offset:offset + w * h])
+        subprocess.run([os.path.join(tools, "awgn"), "-sigma", str(sigma), "-seed",
+                        str(seed + i), src, dst], check=True)
+        noisy += read_pnm(dst)[3]
+    return clean, noisy
