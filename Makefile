@@ -28,7 +28,7 @@ TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBI
 PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc demo bench-nlmeans-speed fate-refs clean distclean
+        check-quality check-errors check-doc demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -106,6 +106,11 @@ demo: ffmpeg $(TEST_TOOLS)
 # Speed of nlmeans_gpu and nlmeans_opencl (see doc/benchmarks.md)
 bench-nlmeans-speed: ffmpeg
 	FFMPEG=$(FFMPEG) DEVICE=$(OPENCL_DEVICE) OUT=$(BUILDDIR)/bench tests/bench/nlmeans_speed.sh
+
+# The Python bm3d reference on the quality test's images (PyPI, installed in
+# a virtual environment under $(BUILDDIR); see doc/benchmarks.md)
+bench-python-bm3d:
+	$(PYTHON) tests/bench/python_bm3d.py --work $(BUILDDIR)/quality --venv $(BUILDDIR)/venv-bm3d
 
 # Regenerate the FATE references on the current device and copy them back.
 fate-refs: ffmpeg
