@@ -51,6 +51,7 @@ typedef struct NLMeansGPUContext {
 
     /* options */
     float sigma;
+    float csigma;
     float h;
     int   patch_size;
     int   patch_size_uv;
@@ -182,10 +183,11 @@ static int compute_weights(AVFilterContext *avctx, int c)
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c];
     cl_kernel k  = s->kernel_weights;
-    float h      = s->h > 0 ? s->h : s->sigma;
-    float bias   = 2.0f * s->sigma * s->sigma;
+    float sigma  = is_chroma(s, c) && s->csigma >= 0 ? s->csigma : s->sigma;
+    float h      = s->h > 0 ? s->h : sigma;
+    float bias   = 2.0f * sigma * sigma;
     float inv_h2 = h > 0 ? 1.0f / (h * h) : INFINITY;
-    float flat   = s->flat > 0 ? s->flat * s->sigma * s->sigma : -1.0f;
+    float flat   = s->flat > 0 ? s->flat * sigma * sigma : -1.0f;
     cl_int cle;
     int err = 0;
 
@@ -345,6 +347,8 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
 static const AVOption nlmeans_gpu_options[] = {
     { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",
       OFFSET(sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, RFLAGS },
+    { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",
+      OFFSET(csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, RFLAGS },
     { "h", "filtering strength (0: equal to sigma)",
       OFFSET(h), AV_OPT_TYPE_FLOAT, { .dbl = 0.0 }, 0.0, 255.0, RFLAGS },
     { "p", "patch size",

@@ -69,6 +69,7 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat0,nlmeans_gpu,33:65,yuv444p,gray,
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-flat10,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:flat=10,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes0,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=0,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-planes1,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:planes=1,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-csigma,nlmeans_gpu,34:66,yuv420p,yuv420p,sigma=20:csigma=5,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-chroma,nlmeans_gpu,34:66,yuv444p,yuv444p,sigma=20:pc=4:rc=5,1))
 
 # the work-group search kernel (the default on GPUs), with odd sizes where
