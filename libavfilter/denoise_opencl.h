@@ -85,6 +85,7 @@ typedef struct DenoiseOpenCLContext {
     cl_kernel kernel_store;
     cl_kernel kernel_search;
     cl_kernel kernel_search_tiled;
+    int initialised;                          ///< the filter's init succeeded
     int profile;                              ///< collect kernel times
     const char *stage_names[DENOISE_MAX_STAGES];
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
@@ -173,6 +174,19 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           const DenoiseSearch *ds, cl_mem frames,
                           int nb_frames, int ref_frame, int ref_first,
                           cl_mem positions, cl_mem distances, int stage);
+
+/**
+ * The filter_frame of the denoisers: on the first frame init(); then either
+ * a copy of the frame (timeline disabled) or denoise(), which fills the
+ * float planes of the components it sets in *mask, and the store of those
+ * planes into a new output frame with the input's properties.
+ */
+int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,
+                                   DenoiseOpenCLContext *dn,
+                                   const DenoiseLayout *layout, cl_mem *planes,
+                                   int (*init)(AVFilterContext *avctx, const AVFrame *in),
+                                   int (*denoise)(AVFilterContext *avctx, const AVFrame *in,
+                                                  int *mask));
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

@@ -109,7 +109,6 @@ typedef struct BM3DGPUContext {
     int   search_mode;
     int   atomics;         ///< accumulation: 0 auto, 1 64-bit, 2 32-bit pairs
 
-    int initialised;
     BM3DStep par[2];       ///< effective parameters
     int nb_max;            ///< size of the search tables
     DenoiseLayout layout;
@@ -456,7 +455,6 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
         if (err < 0)
             goto fail;
     }
-    s->initialised = 1;
     return 0;
 fail:
     return err;
@@ -602,68 +600,37 @@ static int denoise_components(AVFilterContext *avctx, const AVFrame *in,
     return rgb ? opponent(avctx, s->dst + c0, 1) : 0;
 }
 
+/* The three channels together with joint grouping, then every other
+ * selected component on its own. */
+static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+{
+    BM3DGPUContext *s = avctx->priv;
+    int c = 0, err;
+
+    if (s->joint) {
+        err = denoise_components(avctx, in, 0, 3);
+        if (err < 0)
+            return err;
+        *mask = 7;
+        c     = 3;
+    }
+    for (; c < s->layout.nb_components; c++) {
+        if (!component_selected(s, c))
+            continue;
+        err = denoise_components(avctx, in, c, c + 1);
+        if (err < 0)
+            return err;
+        *mask |= 1 << c;
+    }
+    return 0;
+}
+
 static int bm3d_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
 {
-    AVFilterContext *avctx = inlink->dst;
-    AVFilterLink *outlink  = avctx->outputs[0];
-    BM3DGPUContext *s      = avctx->priv;
-    AVFrame *out = NULL;
-    int err = 0, mask = 0;
+    BM3DGPUContext *s = inlink->dst->priv;
 
-    if (!in->hw_frames_ctx) {
-        err = AVERROR(EINVAL);
-        goto fail;
-    }
-    if (!s->initialised) {
-        err = bm3d_gpu_init(avctx, in);
-        if (err < 0)
-            goto fail;
-    }
-
-    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
-    if (!out) {
-        err = AVERROR(ENOMEM);
-        goto fail;
-    }
-    err = av_frame_copy_props(out, in);
-    if (err < 0)
-        goto fail;
-
-    if (avctx->is_disabled) {
-        err = ff_denoise_opencl_copy_frame(avctx, &s->dn, &s->layout, out, in);
-    } else {
-        int c = 0;
-
-        if (s->joint) {
-            err  = denoise_components(avctx, in, 0, 3);
-            mask = 7;
-            c    = 3;
-        }
-        for (; c < s->layout.nb_components && err >= 0; c++) {
-            if (!component_selected(s, c))
-                continue;
-            err = denoise_components(avctx, in, c, c + 1);
-            mask |= 1 << c;
-        }
-        if (err >= 0)
-            err = ff_denoise_opencl_store(avctx, &s->dn, &s->layout, out, in,
-                                          s->dst, mask);
-    }
-    if (err < 0)
-        goto fail;
-    err = ff_denoise_opencl_finish(avctx, &s->dn);
-    if (err < 0)
-        goto fail;
-
-    av_frame_free(&in);
-    return ff_filter_frame(outlink, out);
-
-fail:
-    if (s->dn.queue)
-        clFinish(s->dn.queue);
-    av_frame_free(&in);
-    av_frame_free(&out);
-    return err;
+    return ff_denoise_opencl_filter_frame(inlink, in, &s->dn, &s->layout, s->dst,
+                                          bm3d_gpu_init, denoise_frame);
 }
 
 static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)

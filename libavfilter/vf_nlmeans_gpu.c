@@ -63,7 +63,6 @@ typedef struct NLMeansGPUContext {
     float flat;
     int   search_mode;
 
-    int initialised;
     DenoiseLayout layout;
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_weights;
@@ -170,7 +169,6 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
         if (err < 0)
             goto fail;
     }
-    s->initialised = 1;
     return 0;
 
 fail:
@@ -245,61 +243,30 @@ fail:
     return err;
 }
 
+/* Every selected component, each on its own. */
+static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+{
+    NLMeansGPUContext *s = avctx->priv;
+
+    for (int c = 0; c < s->layout.nb_components; c++) {
+        int err;
+
+        if (!component_selected(s, c))
+            continue;
+        err = denoise_component(avctx, in, c);
+        if (err < 0)
+            return err;
+        *mask |= 1 << c;
+    }
+    return 0;
+}
+
 static int nlmeans_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
 {
-    AVFilterContext *avctx = inlink->dst;
-    AVFilterLink *outlink  = avctx->outputs[0];
-    NLMeansGPUContext *s   = avctx->priv;
-    AVFrame *out = NULL;
-    int err = 0, mask = 0;
+    NLMeansGPUContext *s = inlink->dst->priv;
 
-    if (!in->hw_frames_ctx) {
-        err = AVERROR(EINVAL);
-        goto fail;
-    }
-    if (!s->initialised) {
-        err = nlmeans_gpu_init(avctx, in);
-        if (err < 0)
-            goto fail;
-    }
-
-    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
-    if (!out) {
-        err = AVERROR(ENOMEM);
-        goto fail;
-    }
-    err = av_frame_copy_props(out, in);
-    if (err < 0)
-        goto fail;
-
-    if (avctx->is_disabled) {
-        err = ff_denoise_opencl_copy_frame(avctx, &s->dn, &s->layout, out, in);
-    } else {
-        for (int c = 0; c < s->layout.nb_components && err >= 0; c++) {
-            if (!component_selected(s, c))
-                continue;
-            err = denoise_component(avctx, in, c);
-            mask |= 1 << c;
-        }
-        if (err >= 0)
-            err = ff_denoise_opencl_store(avctx, &s->dn, &s->layout, out, in,
-                                          s->dst, mask);
-    }
-    if (err < 0)
-        goto fail;
-    err = ff_denoise_opencl_finish(avctx, &s->dn);
-    if (err < 0)
-        goto fail;
-
-    av_frame_free(&in);
-    return ff_filter_frame(outlink, out);
-
-fail:
-    if (s->dn.queue)
-        clFinish(s->dn.queue);
-    av_frame_free(&in);
-    av_frame_free(&out);
-    return err;
+    return ff_denoise_opencl_filter_frame(inlink, in, &s->dn, &s->layout, s->dst,
+                                          nlmeans_gpu_init, denoise_frame);
 }
 
 static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
