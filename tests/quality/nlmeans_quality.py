@@ -17,30 +17,11 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (PHOTOS, FFmpeg, add_noise, log, mean_psnr, prepare_clean,  # noqa: E402
-                    read_pnm, skimage_data_dir)
+                    read_pnm, search_parameter, skimage_data_dir)
 
 
-def search_strength(evaluate, sigma, lo=1.0, hi=30.0):
-    """Best s of FFmpeg's nlmeans filters: a grid around s = 0.75 sigma,
-    then two refinements around the best point. Returns (s, psnr, tried)."""
-    tried = {}
-
-    def ev(s):
-        s = round(min(max(s, lo), hi), 2)
-        if s not in tried:
-            tried[s] = evaluate(s)
-        return tried[s]
-
-    for f in (0.4, 0.55, 0.7, 0.85, 1.0, 1.2):
-        ev(sigma * f)
-    step = 0.075 * sigma
-    for _ in range(2):
-        best = max(tried, key=tried.get)
-        ev(best - step)
-        ev(best + step)
-        step /= 2
-    best = max(tried, key=tried.get)
-    return best, tried[best], tried
+# grid of FFmpeg's strength s, in units of sigma (s is limited to 1..30)
+STRENGTH_FACTORS = (0.4, 0.55, 0.7, 0.85, 1.0, 1.2)
 
 
 def main():
@@ -95,8 +76,8 @@ def main():
         noisy_psnr = mean_psnr(noisy, clean, fsize)[0]
         p5s1 = ours(":p=5:step=1")
         default = ours("")
-        cpu_s, cpu_psnr, _ = search_strength(cpu, sigma)
-        ocl_s, ocl_psnr, _ = search_strength(ocl, sigma)
+        cpu_s, cpu_psnr, _ = search_parameter(cpu, STRENGTH_FACTORS, sigma, 1.0, 30.0)
+        ocl_s, ocl_psnr, _ = search_parameter(ocl, STRENGTH_FACTORS, sigma, 1.0, 30.0)
         rows.append((sigma, noisy_psnr, p5s1, default, cpu_s, cpu_psnr, ocl_s, ocl_psnr))
         log("sigma %g: noisy %.2f, nlmeans_gpu P5,S1 %.2f, defaults %.2f, nlmeans %.2f (s=%g), "
             "nlmeans_opencl %.2f (s=%g)" % (sigma, noisy_psnr, p5s1, default, cpu_psnr, cpu_s,
