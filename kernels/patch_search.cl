@@ -29,9 +29,10 @@
  * sample. Reference patches lie on a grid of step 'step' whose last row and
  * column are moved to the frame's edge, so that every sample is covered.
  * Candidates are the patches lying entirely inside the frame whose top-left
- * sample is within 'radius' of the reference's, in every frame of the stack
- * (nb_frames planes of width * height samples), scanned frame by frame, row
- * by row, left to right.
+ * sample is within 'radius' of the reference's, in nb_frames planes of a
+ * ring of 'ring' planes of width * height samples: planes first_slot,
+ * first_slot + 1, .. (modulo ring), scanned in that order, row by row, left
+ * to right. The reference patch lies in plane ref_slot.
  *
  * Output, one table per reference patch r = gy * nx + gx, sorted by
  * increasing distance, ties in scan order:
@@ -128,8 +129,10 @@ static void search_store(const float *dist, const uint *pos, int r,
 __kernel void patch_search(__global const float *frames,
                              int width,
                              int height,
+                             int first_slot,
                              int nb_frames,
-                             int ref_frame,
+                             int ring,
+                             int ref_slot,
                              int patch,
                              int step,
                              int block,
@@ -155,14 +158,16 @@ __kernel void patch_search(__global const float *frames,
 
     x0 = search_grid_pos(gx, step, width, patch);
     y0 = search_grid_pos(gy, step, height, patch);
-    ref_pos = ref_frame * plane_size + y0 * width + x0;
+    ref_pos = ref_slot * plane_size + y0 * width + x0;
     xs = max(0, x0 - radius);
     xe = min(width - patch, x0 + radius);
     ys = max(0, y0 - radius);
     ye = min(height - patch, y0 + radius);
 
     search_init(dist, pos, ref_pos, ref_first);
-    for (int t = 0; t < nb_frames; t++) {
+    for (int i = 0; i < nb_frames; i++) {
+        int t = (first_slot + i) % ring;
+
         for (int cy = ys; cy <= ye; cy++) {
             for (int cx = xs; cx <= xe; cx++) {
                 uint cpos = t * plane_size + cy * width + cx;
@@ -196,8 +201,10 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void patch_search_tiled(__global const float *frames,
                           int width,
                           int height,
+                          int first_slot,
                           int nb_frames,
-                          int ref_frame,
+                          int ring,
+                          int ref_slot,
                           int patch,
                           int step,
                           int block,
@@ -226,7 +233,7 @@ void patch_search_tiled(__global const float *frames,
     int active = gx < regular_nx && gy < regular_ny;
     int x0 = gx * step, y0 = gy * step;
     uint plane_size = (uint)width * height;
-    __global const float *ref_plane = frames + ref_frame * plane_size;
+    __global const float *ref_plane = frames + ref_slot * plane_size;
     int first_bx  = (ly * TILE + lx) % nbx;
     int first_ry  = (ly * TILE + lx) / nbx;
     int stride_bx = (TILE * TILE) % nbx;
@@ -245,9 +252,10 @@ void patch_search_tiled(__global const float *frames,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 
-    search_init(dist, pos, ref_frame * plane_size + y0 * width + x0, ref_first);
+    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
-    for (int t = 0; t < nb_frames; t++) {
+    for (int i = 0; i < nb_frames; i++) {
+        int t = (first_slot + i) % ring;
         __global const float *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
@@ -293,7 +301,7 @@ void patch_search_tiled(__global const float *frames,
 
                     if (dx0 + u > radius || cx < 0 || cy < 0 ||
                         cx > width - patch || cy > height - patch ||
-                        (ref_first && t == ref_frame && cx == x0 && cy == y0))
+                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
                         continue;
                     for (int j = 0; j < patch; j++) {
                         float row = 0.0f;

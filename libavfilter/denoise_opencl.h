@@ -78,6 +78,21 @@ typedef struct DenoiseSearch {
     size_t tile_local[2]; ///< its local buffers, in bytes
 } DenoiseSearch;
 
+/**
+ * The planes searched for the patches of one reference frame: nb_frames
+ * consecutive slots (modulo ring) of a ring of planes, starting at
+ * first_slot, in time order; the reference frame is in ref_slot.
+ */
+typedef struct DenoiseWindow {
+    int first_slot;
+    int nb_frames;
+    int ring;
+    int ref_slot;
+} DenoiseWindow;
+
+/** A window of one frame, for spatial filtering. */
+#define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0 })
+
 /** Shared state of a denoiser: kernels of the common program part. */
 typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
@@ -167,12 +182,13 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 /**
  * Enqueue the search of the most similar patches of every reference patch
- * of frame ref_frame among the nb_frames planes of 'frames'. With ref_first
- * the reference patch is always entry 0 of its table.
+ * of the window's reference frame among the planes of the window, in the
+ * ring of planes 'frames'. With ref_first the reference patch is always
+ * entry 0 of its table.
  */
 int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           const DenoiseSearch *ds, cl_mem frames,
-                          int nb_frames, int ref_frame, int ref_first,
+                          const DenoiseWindow *win, int ref_first,
                           cl_mem positions, cl_mem distances, int stage);
 
 /**

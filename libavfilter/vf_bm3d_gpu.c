@@ -478,7 +478,8 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide)
 {
     BM3DGPUContext *s = avctx->priv;
 
-    return ff_denoise_search_run(avctx, &s->dn, &s->search[c][i], guide, 1, 0, 1,
+    return ff_denoise_search_run(avctx, &s->dn, &s->search[c][i], guide,
+                                 &DENOISE_WINDOW_SINGLE, 1,
                                  s->positions[c], s->distances[c],
                                  i ? STAGE_SEARCH2 : STAGE_SEARCH1);
 }

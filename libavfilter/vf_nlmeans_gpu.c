@@ -218,8 +218,9 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
     if (err < 0)
         return err;
 
-    err = ff_denoise_search_run(avctx, &s->dn, ds, s->src[c], 1, 0, 0,
-                                s->positions[c], s->weights[c], STAGE_SEARCH);
+    err = ff_denoise_search_run(avctx, &s->dn, ds, s->src[c],
+                                &DENOISE_WINDOW_SINGLE, 0, s->positions[c],
+                                s->weights[c], STAGE_SEARCH);
     if (err < 0)
         return err;
     err = compute_weights(avctx, c);
