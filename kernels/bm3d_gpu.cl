@@ -64,7 +64,7 @@ static void bm3d_accumulate(__global long *acc, uint i, long v)
 }
 
 /* The accumulator at index i (see bm3d_accumulate). */
-static long bm3d_read(__global const long *acc, int i)
+static long bm3d_read(__global const long *acc, uint i)
 {
 #if BM3D_INT64_ATOMICS
     return acc[i];
@@ -231,7 +231,9 @@ static void bm3d_load(__global const float *plane, __global const uint *position
 /*
  * One group: hard thresholding (wiener == 0) of the noisy stack, or Wiener
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
- * the oracle. Adds every patch of the group at its position to num/den.
+ * the oracle. 'noisy', 'basic', 'num' and 'den' are rings of planes of
+ * plane_size samples, and positions index them: every patch of the group
+ * lying in a slot set in agg_slots is added at its position to num/den.
  * 'wiener' is a constant of each kernel below, so that no barrier sits in a
  * branch.
  */
@@ -251,6 +253,8 @@ static void bm3d_filter_group(__global const float *noisy,
                               __constant float *kaiser,
                               __global long *num,
                               __global long *den,
+                              uint plane_size,
+                              uint agg_slots,
                               __local float *stack,
                               __local float *scratch,
                               __local float *partial)
@@ -304,7 +308,11 @@ static void bm3d_filter_group(__global const float *noisy,
         long  kd = convert_long_rte(kw * FIX_ONE);
 
         for (int z = 0; z < n; z++) {
-            uint p = positions[r * NB + z] + a * width + b;
+            uint p = positions[r * NB + z];
+
+            if (!((agg_slots >> (p / plane_size)) & 1))
+                continue;
+            p += a * width + b;
             bm3d_accumulate(num, p, convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
             bm3d_accumulate(den, p, kd);
         }
@@ -317,7 +325,8 @@ void name(__global const float *noisy, __global const float *basic,            \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *fwd, __constant float *inv,       \
-          __constant float *kaiser, __global long *num, __global long *den)    \
+          __constant float *kaiser, __global long *num, __global long *den,    \
+          uint plane_size, uint agg_slots)                                     \
 {                                                                               \
     __local float stack[NB * KK];                                               \
     __local float scratch[NB * KK];                                             \
@@ -325,23 +334,182 @@ void name(__global const float *noisy, __global const float *basic,            \
                                                                                 \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
                       tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
-                      den, stack, scratch, partial);                            \
+                      den, plane_size, agg_slots, stack, scratch, partial);     \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */
 BM3D_FILTER_KERNEL(bm3d_filter_ht, 0)
 BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
 
-/* RGB to opponent channels Y, U, V, in place (doc/bm3d_gpu-algorithm.md). */
+/*
+ * The predictive search of VBM3D (doc/vbm3d_gpu-algorithm.md), one
+ * work-item per reference patch. VBM3D_Q, the patches kept per frame, is a
+ * compile-time constant; 'frames' is a ring of 'ring' planes.
+ */
+#define Q VBM3D_Q
+
+/* The best Q patches of plane 'slot' around the centres of the table
+ * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
+static void vbm3d_search_frame(__global const float *frames,
+                               __global const float *ref,
+                               int width, int height, int slot, int radius,
+                               const float *cdist, const uint *cpos,
+                               float *dist, uint *pos)
+{
+    uint plane_size = (uint)width * height;
+
+#pragma unroll
+    for (int k = 0; k < Q; k++) {
+        dist[k] = INFINITY;
+        pos[k]  = UINT_MAX;
+    }
+#pragma unroll
+    for (int c = 0; c < Q; c++) {
+        uint centre = cpos[c] % plane_size;
+        int cx = centre % width, cy = centre / width;
+        int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
+        int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
+
+        if (cdist[c] == INFINITY)
+            continue;
+        for (int y = ys; y <= ye; y++) {
+            for (int x = xs; x <= xe; x++) {
+                uint p = slot * plane_size + y * width + x;
+                int seen = 0;
+                float d;
+
+#pragma unroll
+                for (int k = 0; k < Q; k++)
+                    seen |= pos[k] == p;
+                if (seen)
+                    continue;
+                d = search_distance(ref, frames + p, width, K, K, dist[Q - 1]);
+                if (d < dist[Q - 1])
+                    search_insert_sized(dist, pos, Q, d, p);
+            }
+        }
+    }
+}
+
+/* Insert the finite entries first .. Q - 1 of a frame's table into the
+ * group's table. */
+static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
+                        const uint *pos, int first)
+{
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+        if (k >= first && dist[k] < gdist[NB - 1])
+            search_insert(gdist, gpos, dist[k], pos[k]);
+}
+
+/* Follow the motion from the reference frame's table through nb_frames
+ * frames in direction dir (1: forward, -1: backward). */
+static void vbm3d_search_direction(__global const float *frames,
+                                   __global const float *ref, int width,
+                                   int height, int ring, int ref_slot, int dir,
+                                   int nb_frames, int radius,
+                                   const float *ref_dist, const uint *ref_pos,
+                                   float *gdist, uint *gpos)
+{
+    float cdist[Q], dist[Q];
+    uint cpos[Q], pos[Q];
+
+#pragma unroll
+    for (int k = 0; k < Q; k++) {
+        cdist[k] = ref_dist[k];
+        cpos[k]  = ref_pos[k];
+    }
+    for (int d = 1; d <= nb_frames; d++) {
+        int slot = ((ref_slot + dir * d) % ring + ring) % ring;
+
+        vbm3d_search_frame(frames, ref, width, height, slot, radius, cdist,
+                           cpos, dist, pos);
+        vbm3d_merge(gdist, gpos, dist, pos, 0);
+#pragma unroll
+        for (int k = 0; k < Q; k++) {
+            cdist[k] = dist[k];
+            cpos[k]  = pos[k];
+        }
+    }
+}
+
+__kernel void vbm3d_search(__global const float *frames,
+                           int width,
+                           int height,
+                           int ring,
+                           int ref_slot,
+                           int nb_past,
+                           int nb_future,
+                           int step,
+                           int nx,
+                           int ny,
+                           int radius1,
+                           int radius2,
+                           __global uint *positions,
+                           __global float *distances)
+{
+    int gx = get_global_id(0);
+    int gy = get_global_id(1);
+    uint plane_size = (uint)width * height;
+    int x0, y0, xs, xe, ys, ye;
+    __global const float *ref;
+    uint ref_pos;
+    float gdist[NB], dist[Q];
+    uint gpos[NB], pos[Q];
+
+    if (gx >= nx || gy >= ny)
+        return;
+    x0 = search_grid_pos(gx, step, width, K);
+    y0 = search_grid_pos(gy, step, height, K);
+    ref_pos = ref_slot * plane_size + y0 * width + x0;
+    ref = frames + ref_pos;
+
+    /* the reference frame: the reference patch first, then its window */
+#pragma unroll
+    for (int k = 0; k < Q; k++) {
+        dist[k] = INFINITY;
+        pos[k]  = UINT_MAX;
+    }
+    dist[0] = 0.0f;
+    pos[0]  = ref_pos;
+    xs = max(0, x0 - radius1);
+    xe = min(width - K, x0 + radius1);
+    ys = max(0, y0 - radius1);
+    ye = min(height - K, y0 + radius1);
+    for (int y = ys; y <= ye; y++) {
+        for (int x = xs; x <= xe; x++) {
+            uint p = ref_slot * plane_size + y * width + x;
+            float d;
+
+            if (p == ref_pos)
+                continue;
+            d = search_distance(ref, frames + p, width, K, K, dist[Q - 1]);
+            if (d < dist[Q - 1])
+                search_insert_sized(dist, pos, Q, d, p);
+        }
+    }
+
+    search_init(gdist, gpos, ref_pos, 1);
+    vbm3d_merge(gdist, gpos, dist, pos, 1);
+    vbm3d_search_direction(frames, ref, width, height, ring, ref_slot, 1,
+                           nb_future, radius2, dist, pos, gdist, gpos);
+    vbm3d_search_direction(frames, ref, width, height, ring, ref_slot, -1,
+                           nb_past, radius2, dist, pos, gdist, gpos);
+    search_store(gdist, gpos, gy * nx + gx, positions, distances);
+}
+
+/* RGB to opponent channels Y, U, V, in place (doc/bm3d_gpu-algorithm.md),
+ * in the planes starting 'offset' samples into p0, p1, p2. */
 __kernel void bm3d_opponent_forward(__global float *p0,
                                     __global float *p1,
                                     __global float *p2,
                                     int width,
-                                    int height)
+                                    int height,
+                                    uint offset)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
-    int i = y * width + x;
+    uint i = offset + y * width + x;
     float r, g, b;
 
     if (x >= width || y >= height)
@@ -359,11 +527,12 @@ __kernel void bm3d_opponent_inverse(__global float *p0,
                                     __global float *p1,
                                     __global float *p2,
                                     int width,
-                                    int height)
+                                    int height,
+                                    uint offset)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
-    int i = y * width + x;
+    uint i = offset + y * width + x;
     float l, u, v, base;
 
     if (x >= width || y >= height)
@@ -377,18 +546,23 @@ __kernel void bm3d_opponent_inverse(__global float *p0,
     p2[i] = base - u;
 }
 
-/* num / den of the fixed-point accumulators, per sample. */
+/* num / den of the fixed-point accumulators, per sample, of the planes
+ * starting src_offset samples into num and den, into the plane starting
+ * dst_offset samples into dst. */
 __kernel void bm3d_normalise(__global const long *num,
                              __global const long *den,
+                             uint src_offset,
                              __global float *dst,
+                             uint dst_offset,
                              int width,
                              int height)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
-    int i = y * width + x;
+    uint i = src_offset + y * width + x;
 
     if (x >= width || y >= height)
         return;
-    dst[i] = convert_float(bm3d_read(num, i)) / convert_float(bm3d_read(den, i));
+    dst[dst_offset + y * width + x] = convert_float(bm3d_read(num, i)) /
+                                      convert_float(bm3d_read(den, i));
 }

@@ -44,14 +44,16 @@ static float denoise_pick_channel(float4 v, int channel)
  * 'container' is the largest value of a sample's storage unit (255 or
  * 65535). The stored integer is recovered first, since devices convert
  * normalised samples to float in different ways (v / 255 or v * (1 / 255)),
- * so that every device and the golden model see the same values.
+ * so that every device and the golden model see the same values. The plane
+ * starts 'offset' floats into dst (a slot of a ring of planes).
  */
 __kernel void denoise_load_plane(__read_only image2d_t src,
                                  int channel,
                                  __global float *dst,
                                  int width,
                                  int height,
-                                 float container)
+                                 float container,
+                                 uint offset)
 {
     int x = get_global_id(0);
     int y = get_global_id(1);
@@ -60,7 +62,7 @@ __kernel void denoise_load_plane(__read_only image2d_t src,
     if (x >= width || y >= height)
         return;
     v = denoise_pick_channel(read_imagef(src, denoise_sampler, (int2)(x, y)), channel);
-    dst[y * width + x] = rint(v * container) * (255.0f / container);
+    dst[offset + y * width + x] = rint(v * container) * (255.0f / container);
 }
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.

@@ -79,14 +79,15 @@ static float search_distance(__global const float *a, __global const float *b,
     return ssd;
 }
 
-/* Insert into the sorted table of the NB best candidates; a candidate goes
- * after the entries of equal distance, found earlier in the scan. */
-static void search_insert(float *dist, uint *pos, float d, uint p)
+/* Insert into a sorted table of 'size' candidates (a constant at every
+ * call, so that the table stays in registers); a candidate goes after the
+ * entries of equal distance, found earlier in the scan. */
+static void search_insert_sized(float *dist, uint *pos, int size, float d, uint p)
 {
     int shifting = 0;
 
 #pragma unroll
-    for (int k = 0; k < NB; k++) {
+    for (int k = 0; k < size; k++) {
         /* once inserted, the rest moves down one place */
         if (shifting || d < dist[k]) {
             float td = dist[k];
@@ -98,6 +99,12 @@ static void search_insert(float *dist, uint *pos, float d, uint p)
             shifting = 1;
         }
     }
+}
+
+/* Insert into the sorted table of the NB best candidates. */
+static void search_insert(float *dist, uint *pos, float d, uint p)
+{
+    search_insert_sized(dist, pos, NB, d, p);
 }
 
 static void search_init(float *dist, uint *pos, uint ref_pos, int ref_first)

@@ -343,10 +343,11 @@ int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 
 int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const DenoiseLayout *layout, const AVFrame *frame,
-                           int component, cl_mem dst)
+                           int component, cl_mem dst, int slot)
 {
     const DenoiseComponent *comp = &layout->comp[component];
     cl_mem src = (cl_mem)frame->data[comp->plane];
+    cl_uint offset = (cl_uint)slot * comp->width * comp->height;
     cl_int cle;
     int err;
 
@@ -356,6 +357,7 @@ int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_SET_KERNEL_ARG(dn->kernel_load, 3, cl_int, &comp->width);
     CL_SET_KERNEL_ARG(dn->kernel_load, 4, cl_int, &comp->height);
     CL_SET_KERNEL_ARG(dn->kernel_load, 5, cl_float, &layout->container);
+    CL_SET_KERNEL_ARG(dn->kernel_load, 6, cl_uint, &offset);
     return ff_denoise_opencl_run(avctx, dn, dn->kernel_load,
                                  comp->width, comp->height, 0, 0, 0);
 fail:
@@ -626,4 +628,142 @@ fail:
     av_frame_free(&in);
     av_frame_free(&out);
     return err;
+}
+
+void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn)
+{
+    for (int i = 0; i < DENOISE_MAX_RING; i++)
+        av_frame_free(&dn->fq.frames[i]);
+}
+
+/* A new input frame: set up on the first, then load it into its slot. */
+static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                       AVFrame *in, const DenoiseQueueOps *ops)
+{
+    DenoiseFrameQueue *fq = &dn->fq;
+    AVHWFramesContext *frames;
+    int slot, err;
+
+    if (!in->hw_frames_ctx) {
+        av_log(avctx, AV_LOG_ERROR, "Input frames must be OpenCL frames.\n");
+        av_frame_free(&in);
+        return AVERROR(EINVAL);
+    }
+    frames = (AVHWFramesContext *)in->hw_frames_ctx->data;
+    if (!dn->initialised) {
+        err = ops->init(avctx, in);
+        if (err < 0)
+            goto fail;
+        av_assert0(fq->ring >= fq->delay + 1 && fq->ring <= DENOISE_MAX_RING);
+        fq->width     = in->width;
+        fq->height    = in->height;
+        fq->sw_format = frames->sw_format;
+        dn->initialised = 1;
+    } else if (in->width != fq->width || in->height != fq->height ||
+               frames->sw_format != fq->sw_format) {
+        av_log(avctx, AV_LOG_ERROR, "The frames changed from %dx%d %s to "
+               "%dx%d %s: changes of size or format within a stream are not "
+               "supported.\n", fq->width, fq->height,
+               av_get_pix_fmt_name(fq->sw_format), in->width, in->height,
+               av_get_pix_fmt_name(frames->sw_format));
+        err = AVERROR(EINVAL);
+        goto fail;
+    }
+
+    slot = fq->nb_in % fq->ring;
+    av_assert0(!fq->frames[slot]);
+    err = ops->load(avctx, in, slot);
+    if (err < 0)
+        goto fail;
+    fq->frames[slot]   = in;
+    fq->disabled[slot] = avctx->is_disabled;
+    fq->nb_in++;
+    return 0;
+
+fail:
+    av_frame_free(&in);
+    return err;
+}
+
+/* Send frame nb_out, denoised from the frames loaded so far. */
+static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                        const DenoiseLayout *layout, cl_mem *planes,
+                        const DenoiseQueueOps *ops)
+{
+    DenoiseFrameQueue *fq = &dn->fq;
+    AVFilterLink *outlink = avctx->outputs[0];
+    int slot = fq->nb_out % fq->ring;
+    AVFrame *in = fq->frames[slot];
+    AVFrame *out;
+    int err, mask = 0;
+
+    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+    if (!out)
+        return AVERROR(ENOMEM);
+    err = av_frame_copy_props(out, in);
+    if (err < 0)
+        goto fail;
+
+    if (fq->disabled[slot]) {
+        err = ops->skip ? ops->skip(avctx, fq->nb_out, fq->nb_in - 1) : 0;
+        if (err >= 0)
+            err = ff_denoise_opencl_copy_frame(avctx, dn, layout, out, in);
+    } else {
+        err = ops->denoise(avctx, fq->nb_out, fq->nb_in - 1, &mask);
+        if (err >= 0)
+            err = ff_denoise_opencl_store(avctx, dn, layout, out, in, planes, mask);
+    }
+    if (err < 0)
+        goto fail;
+    err = ff_denoise_opencl_finish(avctx, dn);
+    if (err < 0)
+        goto fail;
+
+    av_frame_free(&fq->frames[slot]);
+    fq->nb_out++;
+    return ff_filter_frame(outlink, out);
+
+fail:
+    clFinish(dn->queue);
+    av_frame_free(&out);
+    return err;
+}
+
+int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               const DenoiseLayout *layout, cl_mem *planes,
+                               const DenoiseQueueOps *ops)
+{
+    AVFilterLink *inlink  = avctx->inputs[0];
+    AVFilterLink *outlink = avctx->outputs[0];
+    DenoiseFrameQueue *fq = &dn->fq;
+    AVFrame *in;
+    int64_t pts;
+    int ret, status;
+
+    FF_FILTER_FORWARD_STATUS_BACK(outlink, inlink);
+
+    ret = ff_inlink_consume_frame(inlink, &in);
+    if (ret < 0)
+        return ret;
+    if (ret > 0) {
+        ret = queue_frame(avctx, dn, in, ops);
+        if (ret < 0)
+            return ret;
+        if (fq->nb_in - fq->nb_out > fq->delay)
+            return output_frame(avctx, dn, layout, planes, ops);
+    }
+
+    if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
+        /* the end of the stream: the window of the last frames is truncated */
+        while (fq->nb_out < fq->nb_in) {
+            ret = output_frame(avctx, dn, layout, planes, ops);
+            if (ret < 0)
+                return ret;
+        }
+        ff_outlink_set_status(outlink, status, pts);
+        return 0;
+    }
+
+    FF_FILTER_FORWARD_WANTED(outlink, inlink);
+    return FFERROR_NOT_READY;
 }

@@ -93,6 +93,43 @@ typedef struct DenoiseWindow {
 /** A window of one frame, for spatial filtering. */
 #define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0 })
 
+#define DENOISE_MAX_RING 32   ///< frames kept on the device, at most
+
+/**
+ * The callbacks of a filter run by ff_denoise_opencl_activate(). Frame
+ * indices count the input frames from 0; frame i lives in slot i % ring of
+ * the filter's rings of float planes.
+ */
+typedef struct DenoiseQueueOps {
+    /** Set up for frames like 'first', and set the queue's ring and delay. */
+    int (*init)(AVFilterContext *avctx, const AVFrame *first);
+    /** Enqueue the loading of a new input frame into its slot. */
+    int (*load)(AVFilterContext *avctx, const AVFrame *in, int slot);
+    /**
+     * Fill the float planes of the components set in *mask with the
+     * estimate of frame t; frames up to 'last' are loaded (last >= t + delay,
+     * except at the end of the stream, where it is the last frame).
+     */
+    int (*denoise)(AVFilterContext *avctx, int64_t t, int64_t last, int *mask);
+    /**
+     * Frame t goes out unfiltered (timeline): keep what later frames need.
+     * May be NULL.
+     */
+    int (*skip)(AVFilterContext *avctx, int64_t t, int64_t last);
+} DenoiseQueueOps;
+
+/** The input frames waiting inside a filter, in slots of a ring. */
+typedef struct DenoiseFrameQueue {
+    int ring;                              ///< slots, set by init()
+    int delay;                             ///< frames after t needed to output t
+    AVFrame *frames[DENOISE_MAX_RING];     ///< frames not yet output
+    uint8_t disabled[DENOISE_MAX_RING];    ///< timeline state of each
+    int64_t nb_in;                         ///< frames received
+    int64_t nb_out;                        ///< frames sent
+    int width, height;                     ///< of the first frame
+    enum AVPixelFormat sw_format;
+} DenoiseFrameQueue;
+
 /** Shared state of a denoiser: kernels of the common program part. */
 typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
@@ -106,6 +143,7 @@ typedef struct DenoiseOpenCLContext {
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
     double stage_total_ms[DENOISE_MAX_STAGES];
     int64_t nb_frames_profiled;
+    DenoiseFrameQueue fq;
 } DenoiseOpenCLContext;
 
 /** NULL-terminated list of the software formats the denoisers accept. */
@@ -137,10 +175,13 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 /** Create a device buffer, with a clear message if the device refuses it. */
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size);
 
-/** Enqueue the conversion of one component of a frame to a float plane. */
+/**
+ * Enqueue the conversion of one component of a frame to a float plane, in
+ * slot 'slot' of the ring of planes dst.
+ */
 int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const DenoiseLayout *layout, const AVFrame *frame,
-                           int component, cl_mem dst);
+                           int component, cl_mem dst, int slot);
 
 /**
  * Enqueue the writing of every image of the output frame: components set in
@@ -203,6 +244,20 @@ int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,
                                    int (*init)(AVFilterContext *avctx, const AVFrame *in),
                                    int (*denoise)(AVFilterContext *avctx, const AVFrame *in,
                                                   int *mask));
+
+/**
+ * The activate() of the denoisers: frames are queued in the ring, loaded on
+ * arrival, and frame t goes out once frame t + delay has arrived or the
+ * stream has ended, with the properties of input frame t: denoised by
+ * ops->denoise() and stored from the float planes of the components it
+ * sets, or copied when the timeline disabled the filter at that frame.
+ */
+int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               const DenoiseLayout *layout, cl_mem *planes,
+                               const DenoiseQueueOps *ops);
+
+/** Free the frames still queued. */
+void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn);
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

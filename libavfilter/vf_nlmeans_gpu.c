@@ -214,7 +214,7 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
     cl_int cle;
     int err;
 
-    err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c]);
+    err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c], 0);
     if (err < 0)
         return err;
 
