@@ -54,7 +54,7 @@ $(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c te
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
 
-$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h $(PNM_SRC)
+$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/tools/pnm.c -lm
 
