@@ -24,7 +24,7 @@ export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
 export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
 TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
-TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/vbm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
@@ -58,6 +58,11 @@ $(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c te
 $(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/ref_tool.c tests/tools/pnm.c -lm
+
+VBM3D_REF_SRC = tests/model/vbm3d_ref.c tests/model/vbm3d_model.c tests/model/bm3d_model.c
+$(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(VBM3D_REF_SRC) tests/model/ref_tool.c tests/tools/pnm.c -lm
 
 $(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
