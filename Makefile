@@ -29,7 +29,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -85,6 +85,11 @@ check-errors: ffmpeg
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
+
+# The video model against the image model, and on a short sequence (no
+# FFmpeg needed)
+check-vbm3d-model: $(TESTBIN)/vbm3d_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+	tests/model/vbm3d_selfcheck.sh $(TESTBIN) $(BUILDDIR)/vbm3d-selfcheck
 
 check-model: ffmpeg $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)
