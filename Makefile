@@ -24,11 +24,12 @@ export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
 export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
 TOOLS_CFLAGS = -std=c99 -O2 -ffp-contract=off -Wall -Wextra
-TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+TEST_TOOLS = $(TESTBIN)/nlmeans_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/vbm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
+REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -54,9 +55,14 @@ $(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c te
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
 
-$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h $(PNM_SRC)
+$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)
-	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/tools/pnm.c -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/ref_tool.c tests/tools/pnm.c -lm
+
+VBM3D_REF_SRC = tests/model/vbm3d_ref.c tests/model/vbm3d_model.c tests/model/bm3d_model.c
+$(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
+	@mkdir -p $(TESTBIN)
+	$(CC) $(TOOLS_CFLAGS) -o $@ $(VBM3D_REF_SRC) tests/model/ref_tool.c tests/tools/pnm.c -lm
 
 $(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
@@ -79,6 +85,11 @@ check-errors: ffmpeg
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
+
+# The video model against the image model, and on a short sequence (no
+# FFmpeg needed)
+check-vbm3d-model: $(TESTBIN)/vbm3d_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
+	tests/model/vbm3d_selfcheck.sh $(TESTBIN) $(BUILDDIR)/vbm3d-selfcheck
 
 check-model: ffmpeg $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)

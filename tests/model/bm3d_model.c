@@ -41,6 +41,11 @@
  *
  * Colour (joint grouping, CBM3D): the three channels share the groups found
  * on channel 0; RGB is filtered as opponent channels (bm3d_model_color()).
+ *
+ * The pieces that the video model (vbm3d_model.c) shares are declared in
+ * bm3d_model_internal.h: a group's patches may lie in several frames
+ * (BM3DNeighbor.frame) and aggregate into the accumulators of their own
+ * frame; a still image is frame 0.
  */
 
 #include <float.h>
@@ -51,30 +56,17 @@
 #include <string.h>
 
 #include "bm3d_model.h"
+#include "bm3d_model_internal.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "float expressions must be evaluated in float (e.g. -msse2 -mfpmath=sse on x86)"
 #endif
 
-#define K          8            /* patch size */
-#define K2         (K * K)      /* samples per patch */
-#define MAX_GROUP  32
+#define K          BM3D_PATCH
+#define K2         BM3D_PATCH2
+#define MAX_GROUP  BM3D_MAX_GROUP
 
 static const double pi = 3.14159265358979323846;
-
-/* One entry of the table of most similar patches. */
-typedef struct Neighbor {
-    float  dist;    /* sum of squared differences with the reference */
-    size_t pos;     /* top-left sample: y * width + x */
-} Neighbor;
-
-/* Constant tables of one step. */
-typedef struct BM3DTables {
-    float C[K][K];      /* 2-D transform matrix (DCT-II or Bior1.5), C[r][a] */
-    float Ci[K][K];     /* its inverse, Ci[a][r] (for the DCT: C transposed) */
-    float kaiser[K][K]; /* aggregation window, kaiser[a][b] */
-    int   haar;         /* Haar instead of Walsh-Hadamard along the group */
-} BM3DTables;
 
 int bm3d_model_profile(BM3DModelParams *par, const char *name)
 {
@@ -155,7 +147,7 @@ static int imax(int a, int b)
     return a > b ? a : b;
 }
 
-static void *alloc_or_die(size_t nmemb, size_t size)
+void *bm3d_alloc_or_die(size_t nmemb, size_t size)
 {
     void *p = calloc(nmemb ? nmemb : 1, size);
 
@@ -263,7 +255,7 @@ static void invert8(double F[K][K], double I[K][K])
             I[r][c] = m[r][K + c] / m[r][r];
 }
 
-static void init_tables(BM3DTables *t, float beta, int bior)
+void bm3d_init_tables(BM3DTables *t, float beta, int bior, int haar)
 {
     double F[K][K], I[K][K];
     double w[K];
@@ -295,15 +287,22 @@ static void init_tables(BM3DTables *t, float beta, int bior)
     for (a = 0; a < K; a++)
         for (b = 0; b < K; b++)
             t->kaiser[a][b] = (float)(w[a] * w[b]);
+    t->haar = haar;
 }
 
 /*
  * Grid position of reference patch g on one axis: multiples of the step,
  * the last one moved back so that the patch ends at the frame's edge.
  */
-static int grid_pos(int g, int step, int size)
+int bm3d_grid_pos(int g, int step, int size)
 {
     return imin(g * step, size - K);
+}
+
+/* ceil((size - 8) / step) + 1 positions: every sample is covered. */
+int bm3d_grid_count(int size, int step)
+{
+    return (size - K + step - 1) / step + 1;
 }
 
 /*
@@ -313,7 +312,8 @@ static int grid_pos(int g, int step, int size)
  * the row, then the rows summed top to bottom; every sum starts at 0.0f and
  * d = a - b.
  */
-static float patch_distance(const float *a, const float *b, int width, int block)
+float bm3d_patch_distance(const float *a, const float *b, int width,
+                          int block)
 {
     float ssd = 0.0f;
     int i, j, k;
@@ -339,18 +339,33 @@ static float patch_distance(const float *a, const float *b, int width, int block
  * entries of equal distance, which were found earlier in the scan (or are
  * the reference), and the entries after it keep their order.
  */
-static void keep_best(Neighbor *best, int n, float dist, size_t pos)
+void bm3d_keep_best(BM3DNeighbor *best, int n, BM3DNeighbor cand)
 {
     int k = n - 1;
 
-    if (!(dist < best[n - 1].dist))
+    if (!(cand.dist < best[n - 1].dist))
         return;
-    while (k > 0 && dist < best[k - 1].dist) {
+    while (k > 0 && cand.dist < best[k - 1].dist) {
         best[k] = best[k - 1];
         k--;
     }
-    best[k].dist = dist;
-    best[k].pos  = pos;
+    best[k] = cand;
+}
+
+/*
+ * Group size of a table whose entry 0 is the reference: the prefix of the
+ * entries with dist / 64.0f <= tau (float), cut down to the largest power
+ * of two not above its length (at least 1: the reference).
+ */
+int bm3d_group_size(const BM3DNeighbor *best, int group, float tau)
+{
+    int count = 0, n;
+
+    while (count < group && best[count].dist / 64.0f <= tau)
+        count++;
+    for (n = 1; 2 * n <= count; n *= 2)
+        ;
+    return n;
 }
 
 /*
@@ -361,12 +376,11 @@ static void keep_best(Neighbor *best, int n, float dist, size_t pos)
  * slots at distance +infinity (position: the reference's). The candidates
  * are the patches inside the plane whose top-left sample is within 'radius'
  * of the reference's in x and y, the reference itself excepted, scanned row
- * by row (y outer, x inner, increasing). The group is the prefix of the
- * table whose entries have dist / 64.0f <= tau (float), cut down to the
- * largest power of two not above its length (at least 1: the reference).
+ * by row (y outer, x inner, increasing). The group size is
+ * bm3d_group_size() of the table.
  */
 static int match_group(const float *plane, int width, int height,
-                       int x0, int y0, const BM3DModelStep *st, Neighbor *best)
+                       int x0, int y0, const BM3DModelStep *st, BM3DNeighbor *best)
 {
     const int radius = st->window / 2;
     const int block  = gcd(K, st->step);
@@ -375,32 +389,29 @@ static int match_group(const float *plane, int width, int height,
     const int xe = imin(width - K, x0 + radius);
     const int ys = imax(0, y0 - radius);
     const int ye = imin(height - K, y0 + radius);
-    int cx, cy, k, count, n;
+    int cx, cy, k;
 
     for (k = 0; k < st->group; k++) {
-        best[k].dist = INFINITY;
-        best[k].pos  = ref_pos;
+        best[k].dist  = INFINITY;
+        best[k].pos   = ref_pos;
+        best[k].frame = 0;
     }
     best[0].dist = 0.0f;
 
     for (cy = ys; cy <= ye; cy++) {
         for (cx = xs; cx <= xe; cx++) {
-            size_t cpos = (size_t)cy * width + cx;
+            BM3DNeighbor cand;
 
-            if (cpos == ref_pos)
+            cand.pos   = (size_t)cy * width + cx;
+            cand.frame = 0;
+            if (cand.pos == ref_pos)
                 continue;
-            keep_best(best, st->group,
-                      patch_distance(plane + ref_pos, plane + cpos, width, block),
-                      cpos);
+            cand.dist = bm3d_patch_distance(plane + ref_pos, plane + cand.pos,
+                                            width, block);
+            bm3d_keep_best(best, st->group, cand);
         }
     }
-
-    count = 0;
-    while (count < st->group && best[count].dist / 64.0f <= st->tau)
-        count++;
-    for (n = 1; 2 * n <= count; n *= 2)
-        ;
-    return n;
+    return bm3d_group_size(best, st->group, st->tau);
 }
 
 /*
@@ -534,14 +545,19 @@ static void haar_inverse(float *stack, int n)
     }
 }
 
-/* 3-D transform of the group best[0 .. n - 1] of 'plane' into 'stack'. */
-static void transform_group(const BM3DTables *t, const float *plane, int width,
-                            const Neighbor *best, int n, float *stack)
+/*
+ * 3-D transform of the group best[0 .. n - 1] into 'stack', patch z read in
+ * planes[best[z].frame].
+ */
+static void transform_group(const BM3DTables *t, const float *const *planes,
+                            int width, const BM3DNeighbor *best, int n,
+                            float *stack)
 {
     int z;
 
     for (z = 0; z < n; z++)
-        dct2_forward(t, plane + best[z].pos, width, stack + z * K2);
+        dct2_forward(t, planes[best[z].frame] + best[z].pos, width,
+                     stack + z * K2);
     if (t->haar)
         haar_forward(stack, n);
     else
@@ -550,14 +566,17 @@ static void transform_group(const BM3DTables *t, const float *plane, int width,
 
 /*
  * Inverse 3-D transform of 'stack' and aggregation of each patch estimate
- * at its own position, with weight w. Per sample, in float: wk = w * K(a, b),
+ * at its own position, into num[f] / den[f] of its own frame f =
+ * best[z].frame, with weight w; patches of frames f < first_frame are
+ * dropped. Per sample, in float: wk = w * K(a, b),
  * v = wk * est(a, b); then num += llrint((double)v * 2^32) and
  * den += llrint((double)wk * 2^32) in 64-bit integers (round to nearest,
  * ties to even; the scaling by 2^32 is exact, in float as in double).
  */
 static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
-                            const Neighbor *best, int width,
-                            int64_t *num, int64_t *den)
+                            const BM3DNeighbor *best, int width,
+                            int first_frame,
+                            int64_t *const *num, int64_t *const *den)
 {
     float est[K2];
     int z, a, b;
@@ -567,6 +586,10 @@ static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
     else
         hadamard(stack, n);
     for (z = 0; z < n; z++) {
+        const int f = best[z].frame;
+
+        if (f < first_frame)
+            continue;
         dct2_inverse(t, stack + z * K2, est);
         for (a = 0; a < K; a++) {
             for (b = 0; b < K; b++) {
@@ -574,16 +597,16 @@ static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
                 float wk = w * t->kaiser[a][b];
                 float v  = wk * est[a * K + b];
 
-                num[q] += llrint((double)v  * 4294967296.0);
-                den[q] += llrint((double)wk * 4294967296.0);
+                num[f][q] += llrint((double)v  * 4294967296.0);
+                den[f][q] += llrint((double)wk * 4294967296.0);
             }
         }
     }
 }
 
 /* out = num / den per sample: (float)num / (float)den, in float. */
-static void divide(const int64_t *num, const int64_t *den, size_t size,
-                   float *out)
+void bm3d_divide(const int64_t *num, const int64_t *den, size_t size,
+                 float *out)
 {
     size_t p;
 
@@ -598,10 +621,11 @@ static void divide(const int64_t *num, const int64_t *den, size_t size,
  * is kept when fabsf(c) > thr, with thr = lambda * sigma in float, else set
  * to 0; N_nz counts the kept ones; w = 1.0f / (float)max(N_nz, 1).
  */
-static void hard_threshold_group(const BM3DTables *t, const float *noisy,
-                                 int width, const Neighbor *best, int n,
-                                 float thr, float *stack,
-                                 int64_t *num, int64_t *den)
+void bm3d_hard_threshold_group(const BM3DTables *t,
+                               const float *const *noisy, int width,
+                               const BM3DNeighbor *best, int n,
+                               int first_frame, float thr, float *stack,
+                               int64_t *const *num, int64_t *const *den)
 {
     int i, nnz = 0;
     float w;
@@ -614,7 +638,7 @@ static void hard_threshold_group(const BM3DTables *t, const float *noisy,
             stack[i] = 0.0f;
     }
     w = 1.0f / (float)imax(nnz, 1);
-    aggregate_group(t, stack, n, w, best, width, num, den);
+    aggregate_group(t, stack, n, w, best, width, first_frame, num, den);
 }
 
 /*
@@ -625,10 +649,11 @@ static void hard_threshold_group(const BM3DTables *t, const float *noisy,
  * (starting from 0.0f), S = sum of the S(r, c) in row-major order (r outer,
  * c inner, starting from 0.0f), w = 1.0f / max(S, 1e-3f).
  */
-static void wiener_group(const BM3DTables *t, const float *noisy,
-                         const float *basic, int width, const Neighbor *best,
-                         int n, float sigma, float *stack_u, float *stack_b,
-                         int64_t *num, int64_t *den)
+void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
+                       const float *const *basic, int width,
+                       const BM3DNeighbor *best, int n, int first_frame,
+                       float sigma, float *stack_u, float *stack_b,
+                       int64_t *const *num, int64_t *const *den)
 {
     const float s2 = sigma * sigma;
     float sum = 0.0f, w;
@@ -648,11 +673,8 @@ static void wiener_group(const BM3DTables *t, const float *noisy,
         sum += sum_rc;
     }
     w = 1.0f / (sum > 1e-3f ? sum : 1e-3f);
-    aggregate_group(t, stack_u, n, w, best, width, num, den);
+    aggregate_group(t, stack_u, n, w, best, width, first_frame, num, den);
 }
-
-/* Noise of the three opponent channels of an RGB frame, relative to sigma. */
-static const double opp_noise_ratio2[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
 
 /*
  * One step over the whole frame, for nb_ch channels of width x height that
@@ -675,10 +697,10 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
 {
     const BM3DModelStep *st = &par->steps[s];
     const size_t plane_size = (size_t)width * height;
-    const int nx = (width  - K + st->step - 1) / st->step + 1;
-    const int ny = (height - K + st->step - 1) / st->step + 1;
+    const int nx = bm3d_grid_count(width,  st->step);
+    const int ny = bm3d_grid_count(height, st->step);
     const float *search = s == 0 ? noisy[0] : basic[0];
-    Neighbor best[MAX_GROUP];
+    BM3DNeighbor best[MAX_GROUP];
     float thr[3];
     int gx, gy, c;
 
@@ -689,22 +711,24 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
     }
     for (gy = 0; gy < ny; gy++) {
         for (gx = 0; gx < nx; gx++) {
-            const int x0 = grid_pos(gx, st->step, width);
-            const int y0 = grid_pos(gy, st->step, height);
+            const int x0 = bm3d_grid_pos(gx, st->step, width);
+            const int y0 = bm3d_grid_pos(gy, st->step, height);
             const int n  = match_group(search, width, height, x0, y0, st, best);
 
             for (c = 0; c < nb_ch; c++) {
                 if (s == 0)
-                    hard_threshold_group(t, noisy[c], width, best, n, thr[c],
-                                         stack_u, num[c], den[c]);
+                    bm3d_hard_threshold_group(t, noisy + c, width, best, n, 0,
+                                              thr[c], stack_u, num + c,
+                                              den + c);
                 else
-                    wiener_group(t, noisy[c], basic[c], width, best, n,
-                                 sigma[c], stack_u, stack_b, num[c], den[c]);
+                    bm3d_wiener_group(t, noisy + c, basic + c, width, best, n,
+                                      0, sigma[c], stack_u, stack_b, num + c,
+                                      den + c);
             }
         }
     }
     for (c = 0; c < nb_ch; c++)
-        divide(num[c], den[c], plane_size, out[c]);
+        bm3d_divide(num[c], den[c], plane_size, out[c]);
 }
 
 /*
@@ -729,14 +753,13 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
         fprintf(stderr, "bm3d_model: %dx%d: %s\n", width, height, err);
         exit(1);
     }
-    init_tables(&tables[0], par->beta, par->transform == 0);
-    init_tables(&tables[1], par->beta, 0);
-    tables[0].haar = tables[1].haar = par->haar;
-    stack_u = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
-    stack_b = alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
+    bm3d_init_tables(&tables[0], par->beta, par->transform == 0, par->haar);
+    bm3d_init_tables(&tables[1], par->beta, 0, par->haar);
+    stack_u = bm3d_alloc_or_die(MAX_GROUP * K2, sizeof(*stack_u));
+    stack_b = bm3d_alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
     for (c = 0; c < nb_ch; c++) {
-        num[c] = alloc_or_die(plane_size, sizeof(*num[c]));
-        den[c] = alloc_or_die(plane_size, sizeof(*den[c]));
+        num[c] = bm3d_alloc_or_die(plane_size, sizeof(*num[c]));
+        den[c] = bm3d_alloc_or_die(plane_size, sizeof(*den[c]));
     }
 
     run_step(&tables[0], 0, nb_ch, noisy, NULL, width, height, par, sigma,
@@ -783,11 +806,38 @@ static void opponent_to_rgb(float y, float u, float v, float *rgb)
     rgb[2] = m - u;
 }
 
+/* Noise of opponent channel c of an RGB frame of noise sigma. */
+float bm3d_opponent_sigma(float sigma, int c)
+{
+    static const double ratio2[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+    return (float)((double)sigma * sqrt(ratio2[c]));
+}
+
+/*
+ * out[c] = rgb_to_opponent(in[0], in[1], in[2])[c] per sample; 'out' may
+ * be 'in'.
+ */
+void bm3d_planes_to_opponent(const float *const *in, size_t size,
+                             float *const *out)
+{
+    size_t p;
+    float o[3];
+
+    for (p = 0; p < size; p++) {
+        rgb_to_opponent(in[0][p], in[1][p], in[2][p], o);
+        out[0][p] = o[0];
+        out[1][p] = o[1];
+        out[2][p] = o[2];
+    }
+}
+
 /*
  * out[c] = opponent_to_rgb(in[0], in[1], in[2])[c] per sample; 'out' may
  * be 'in'.
  */
-static void planes_to_rgb(float *const *in, size_t size, float *const *out)
+void bm3d_planes_to_rgb(const float *const *in, size_t size,
+                        float *const *out)
 {
     size_t p;
     float rgb[3];
@@ -810,7 +860,6 @@ void bm3d_model_color(float *const noisy[3], int width, int height,
     float *opp[3] = { NULL, NULL, NULL };
     float *bas[3], *fin[3];
     float sigma[3];
-    size_t p;
     int c;
 
     if (err) {
@@ -818,35 +867,27 @@ void bm3d_model_color(float *const noisy[3], int width, int height,
         exit(1);
     }
     for (c = 0; c < 3; c++) {
-        bas[c] = alloc_or_die(plane_size, sizeof(*bas[c]));
+        bas[c] = bm3d_alloc_or_die(plane_size, sizeof(*bas[c]));
         if (is_rgb) {
-            opp[c]   = alloc_or_die(plane_size, sizeof(*opp[c]));
+            opp[c]   = bm3d_alloc_or_die(plane_size, sizeof(*opp[c]));
             in[c]    = opp[c];
-            fin[c]   = alloc_or_die(plane_size, sizeof(*fin[c]));
-            sigma[c] = (float)((double)par->sigma * sqrt(opp_noise_ratio2[c]));
+            fin[c]   = bm3d_alloc_or_die(plane_size, sizeof(*fin[c]));
+            sigma[c] = bm3d_opponent_sigma(par->sigma, c);
         } else {
             in[c]    = noisy[c];
             fin[c]   = dst[c];
             sigma[c] = par->sigma;
         }
     }
-    if (is_rgb) {
-        for (p = 0; p < plane_size; p++) {
-            float o[3];
-
-            rgb_to_opponent(noisy[0][p], noisy[1][p], noisy[2][p], o);
-            opp[0][p] = o[0];
-            opp[1][p] = o[1];
-            opp[2][p] = o[2];
-        }
-    }
+    if (is_rgb)
+        bm3d_planes_to_opponent((const float *const *)noisy, plane_size, opp);
 
     denoise_channels(3, in, width, height, par, sigma, bas, fin);
 
     if (is_rgb) {
-        planes_to_rgb(fin, plane_size, dst);
+        bm3d_planes_to_rgb((const float *const *)fin, plane_size, dst);
         if (basic)
-            planes_to_rgb(bas, plane_size, basic);
+            bm3d_planes_to_rgb((const float *const *)bas, plane_size, basic);
     } else if (basic) {
         for (c = 0; c < 3; c++)
             memcpy(basic[c], bas[c], plane_size * sizeof(*basic[c]));

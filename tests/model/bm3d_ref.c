@@ -3,7 +3,8 @@
  *
  * Build (from the top of the tree):
  *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o bm3d_ref \
- *      tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/tools/pnm.c -lm
+ *      tests/model/bm3d_ref.c tests/model/bm3d_model.c \
+ *      tests/model/ref_tool.c tests/tools/pnm.c -lm
  *
  * Usage:
  *   bm3d_ref [options] in.pgm out.pgm
@@ -26,14 +27,12 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bm3d_model.h"
-#include "../tools/pnm.h"
+#include "ref_tool.h"
 
 static void usage(void)
 {
@@ -64,93 +63,6 @@ static void usage(void)
     exit(2);
 }
 
-/* Read a P5 or P6 of maxval 255 or 65535. */
-static int read_pnm(const char *name, PNMImage *img)
-{
-    FILE *f = pnm_open(name, "rb");
-    int ret = -1;
-
-    if (!f)
-        return -1;
-    if (pnm_read_header(f, img) < 0 ||
-        (img->channels != 1 && img->channels != 3))
-        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", name);
-    else if (img->maxval != 255 && img->maxval != 65535)
-        fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
-                name, img->maxval);
-    else if (img->width < 1 || img->height < 1 ||
-             (double)img->width * img->height * img->channels >
-             PNM_MAX_SAMPLES)
-        fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
-    else
-        ret = pnm_read_samples(f, name, img);
-    fclose(f);
-    return ret;
-}
-
-/*
- * Sample to the 8-bit scale, as denoise_load_plane() does: the stored
- * integer times 255 / maxval, in float (exactly v for 8-bit samples).
- */
-static float to_8bit_scale(unsigned v, int maxval)
-{
-    return (float)v * (255.0f / (float)maxval);
-}
-
-/*
- * Back to samples, as denoise_quantise() with shift 0 and the image write
- * that follows it (which gives back q exactly).
- */
-static unsigned quantise(float v, int maxval)
-{
-    float container = (float)maxval;
-    float q = v * (container / 255.0f);
-
-    q = q < 0.0f ? 0.0f : q > container ? container : q;
-    return (unsigned)rintf(q);
-}
-
-static double parse_num(const char *opt, const char *arg, double min, double max)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= min && v <= max)) {
-        fprintf(stderr, "%s: bad value '%s' (range %g..%g)\n", opt, arg, min, max);
-        exit(2);
-    }
-    return v;
-}
-
-static int parse_int(const char *opt, const char *arg, int min, int max)
-{
-    double v = parse_num(opt, arg, min, max);
-
-    if (v != (int)v) {
-        fprintf(stderr, "%s: '%s' is not an integer\n", opt, arg);
-        exit(2);
-    }
-    return (int)v;
-}
-
-/*
- * Write the img->channels planes of 'planes', quantised to the maxval of
- * 'img' and interleaved.
- */
-static int write_planes(const char *name, float *const *planes, PNMImage *img)
-{
-    size_t i, n = (size_t)img->width * img->height;
-    int c;
-
-    for (i = 0; i < n; i++)
-        for (c = 0; c < img->channels; c++)
-            img->data[i * img->channels + c] =
-                quantise(planes[c][i], img->maxval);
-    return pnm_write(name, img);
-}
-
 int main(int argc, char **argv)
 {
     BM3DModelParams par;
@@ -159,7 +71,7 @@ int main(int argc, char **argv)
     PNMImage in, out;
     int nb_pos = 0, joint = 1, yuv = 0, nb_ch;
     float *noisy[3], *basic[3], *dst[3];
-    size_t n, i;
+    size_t n;
     int a, c;
 
     /* The profile first, whatever its place: the other options override it. */
@@ -187,7 +99,7 @@ int main(int argc, char **argv)
         if (a + 1 >= argc)
             usage();
         if (!strcmp(opt, "-sigma"))
-            par.sigma = (float)parse_num(opt, argv[++a], 0, 255);
+            par.sigma = (float)ref_parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-profile"))
             a++;
         else if (!strcmp(opt, "-estim")) {
@@ -209,15 +121,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(opt, "-basic"))
             basic_name = argv[++a];
         else if (!strcmp(opt, "-step1") || !strcmp(opt, "-step2"))
-            par.steps[opt[5] - '1'].step = parse_int(opt, argv[++a], 1, 8);
+            par.steps[opt[5] - '1'].step = ref_parse_int(opt, argv[++a], 1, 8);
         else if (!strcmp(opt, "-window1") || !strcmp(opt, "-window2"))
-            par.steps[opt[7] - '1'].window = parse_int(opt, argv[++a], 1, 199);
+            par.steps[opt[7] - '1'].window = ref_parse_int(opt, argv[++a], 1, 199);
         else if (!strcmp(opt, "-group1") || !strcmp(opt, "-group2"))
-            par.steps[opt[6] - '1'].group = parse_int(opt, argv[++a], 1, 32);
+            par.steps[opt[6] - '1'].group = ref_parse_int(opt, argv[++a], 1, 32);
         else if (!strcmp(opt, "-tau1") || !strcmp(opt, "-tau2"))
-            par.steps[opt[4] - '1'].tau = (float)parse_num(opt, argv[++a], 0, 1e9);
+            par.steps[opt[4] - '1'].tau = (float)ref_parse_num(opt, argv[++a], 0, 1e9);
         else if (!strcmp(opt, "-lambda"))
-            par.lambda = (float)parse_num(opt, argv[++a], 0, 100);
+            par.lambda = (float)ref_parse_num(opt, argv[++a], 0, 100);
         else if (!strcmp(opt, "-transform")) {
             const char *v = argv[++a];
             if (!v || (strcmp(v, "bior") && strcmp(v, "dct")))
@@ -229,7 +141,7 @@ int main(int argc, char **argv)
                 usage();
             par.haar = !strcmp(v, "haar");
         } else if (!strcmp(opt, "-beta"))
-            par.beta = (float)parse_num(opt, argv[++a], 0, 100);
+            par.beta = (float)ref_parse_num(opt, argv[++a], 0, 100);
         else
             usage();
     }
@@ -242,7 +154,7 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (read_pnm(pos_args[0], &in) < 0)
+    if (ref_read_pnm(pos_args[0], &in) < 0)
         return 1;
     nb_ch = in.channels;
     if (yuv && nb_ch != 3) {
@@ -270,8 +182,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "out of memory\n");
             return 1;
         }
-        for (i = 0; i < n; i++)
-            noisy[c][i] = to_8bit_scale(in.data[i * nb_ch + c], in.maxval);
+        ref_load_plane(&in, c, noisy[c]);
     }
 
     if (nb_ch == 3 && joint)
@@ -281,9 +192,9 @@ int main(int argc, char **argv)
             bm3d_model_plane(noisy[c], in.width, in.height, &par,
                              basic[c], dst[c]);
 
-    if (write_planes(pos_args[1], dst, &out) < 0)
+    if (ref_write_planes(pos_args[1], dst, &out) < 0)
         return 1;
-    if (basic_name && write_planes(basic_name, basic, &out) < 0)
+    if (basic_name && ref_write_planes(basic_name, basic, &out) < 0)
         return 1;
 
     free(in.data);
