@@ -202,7 +202,7 @@ def main():
         "Mean PSNR (dB) over the frames of %d gray sequences of %d %dx%d frames (%s), "
         "scikit-image photographs filmed by a camera with sub-pixel pan and slow zoom "
         "(tests/video/make_video.py, path seeds 1000 + 100 i), exact AWGN on every frame "
-        "(seed = path seed + frame). FFmpeg's CPU filters at their best settings for each "
+        "(seeds path seed + 1000 sigma + frame). FFmpeg's CPU filters at their best settings for each "
         "sigma (searched); bm3d_gpu and vbm3d_gpu at their defaults." % (
             len(names), args.frames, width, height, ", ".join(names)),
         "",

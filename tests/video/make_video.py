@@ -6,16 +6,17 @@ sub-pixel pan of 0.3 to 1.7 px/frame horizontally and 0.1 to 0.9 px/frame
 vertically whose speed changes slowly, and a slow zoom of 0.2 to 0.5 % per
 frame (in or out), with bicubic interpolation (Keys, a = -0.5) in pure
 Python. The clean frames are the ground truth; every frame then gets exact
-AWGN through tests/tools/awgn with its own fixed seed.
+AWGN through tests/tools/awgn with its own fixed seed: for a camera path
+seed S and a noise level sigma, n = S + 1000 * int(sigma), frame t gets the
+seed n + t (gray, rgb24) or n + 3t + k for its plane k (yuv420p).
 
 Formats: gray (the photograph decoded by ffmpeg as gray, as the other
 quality tests do), rgb24, and yuv420p (RGB interpolated, clipped, then
 BT.601 limited range in Python, chroma the mean of each 2x2 block; the
-noise is added to each plane, seeds seed + 3t + plane).
-gray and rgb24 frame t gets the seed seed + t.
+noise is added to each plane).
 
 Deterministic: the path comes from random.Random(seed) (whose random() is
-stable across Python versions), the interpolation uses only +, *, floor
+stable across Python versions), the interpolation uses only +, -, *, /, floor
 and comparisons on doubles, so the same arguments give the same bytes.
 
 As a module: make_sequence() returns the clean and noisy frames.
@@ -218,14 +219,15 @@ def noisy_frames(tools, work, frames, width, height, pix_fmt, sigma, seed):
 
 def make_sequence(ff, tools, data_dir, work, name, width, height, frames, pix_fmt, sigmas, seed):
     """Clean frames of photograph 'name' along the path of 'seed', and
-    noisy versions for each sigma (noise seeds seed + ... as described
-    above). Returns (clean frames, {sigma: noisy frames})."""
+    noisy versions for each sigma (noise seeds seed + 1000 * int(sigma) +
+    ..., see noisy_frames). Returns (clean frames, {sigma: noisy frames})."""
     if pix_fmt not in PIX_FMTS:
         raise ValueError("pix_fmt must be one of " + ", ".join(PIX_FMTS))
     os.makedirs(work, exist_ok=True)
     clean = clean_frames(load_photo(ff, data_dir, work, name, pix_fmt), frames, width, height,
                          pix_fmt, seed)
-    noisy = {s: noisy_frames(tools, work, clean, width, height, pix_fmt, s, seed)
+    noisy = {s: noisy_frames(tools, work, clean, width, height, pix_fmt, s,
+                             seed + 1000 * int(s))
              for s in sigmas}
     return clean, noisy
 
@@ -241,7 +243,7 @@ def main():
     ap.add_argument("--frames", type=int, default=10)
     ap.add_argument("--pix-fmt", default="gray", choices=PIX_FMTS)
     ap.add_argument("--sigmas", default="10,20,40")
-    ap.add_argument("--seed", type=int, default=1, help="camera path seed, first noise seed")
+    ap.add_argument("--seed", type=int, default=1, help="camera path seed (noise: see above)")
     args = ap.parse_args()
 
     width, height = (int(v) for v in args.size.split("x"))
