@@ -1,0 +1,151 @@
+#!/bin/bash
+#
+# Frame accounting of the temporal GPU denoisers: N frames in, N frames out,
+# with the same timestamps and the same properties, for N = 1 .. 20 and
+# several temporal windows (past/future: 0/0, 1/1, 4/4, 2/0 causal, 0/3), for
+# vbm3d_gpu and for nlmeans_gpu with its temporal options; bm3d_gpu and
+# nlmeans_gpu without them run too, as a baseline.
+#
+# The input: tiny noisy testsrc2 frames (32x24 yuv420p) with irregular
+# timestamps (time base 1/1000, pts 1000 + 40 n + (7 n^2 mod 13)), colour
+# properties set (range, matrix, primaries, transfer, chroma location; with
+# setparams, where ffmpeg has it, the field order too) and per-frame
+# metadata (frame=f<n> on frame n), uploaded, denoised, downloaded. What
+# showinfo and metadata=print say of every output frame (pts, duration,
+# time base, format, size, SAR, flags, colour properties, metadata; not the
+# checksums) must equal what they say of the same graph without the
+# denoiser.
+#
+# A filter or option missing from ffmpeg fails its cases (no skipping).
+#
+# Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D),
+# MAXN (largest N, default 20).
+
+set -u
+FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
+MAXN=${MAXN:-20}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+RUN=0
+
+# temporal windows: past/future[c] (c: causal)
+WINDOWS="0/0 1/1 4/4 2/0c 0/3"
+
+# colour properties: setparams where this ffmpeg has it, else scale's out_*
+if "$FFMPEG" -hide_banner -h filter=setparams 2>/dev/null | grep -q "^Filter setparams"; then
+    PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m:chroma_location=topleft"
+else
+    PROPS="scale=out_range=pc:out_color_matrix=smpte170m:out_primaries=bt709:out_transfer=smpte240m:out_chroma_loc=topleft"
+fi
+
+# options FILTER: the filter's option names, one a line; fails when the
+# filter is missing
+options() {
+    "$FFMPEG" -hide_banner -h "filter=$1" 2>/dev/null > "$TMP/help" || return 1
+    grep -q "^Filter $1\$" "$TMP/help" || return 1
+    sed -n 's/^  *\([A-Za-z0-9_]\+\)  *<.*/\1/p' "$TMP/help"
+}
+
+# graph N DENOISER: the filter graph for N input frames
+graph() {
+    local n=$1 denoiser=$2 tags="" k
+    for ((k = 0; k < n; k++)); do
+        tags+="metadata=add:key=frame:value=f$k:enable='eq(n,$k)',"
+    done
+    echo "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,noise=alls=12:allf=t,$PROPS,${tags}hwupload,${denoiser:+$denoiser,}hwdownload,format=yuv420p,showinfo,metadata=print"
+}
+
+# describe N DENOISER OUT: run the graph; OUT gets what showinfo and
+# metadata=print say of the output frames, checksums and statistics left out
+describe() {
+    local n=$1 denoiser=$2 out=$3
+    timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel info $DEV \
+        -f lavfi -i "testsrc2=s=32x24:r=25,trim=end_frame=$n" \
+        -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
+    grep -E '^\[Parsed_(showinfo|metadata)_[0-9]+ @ ' "$TMP/err" |
+        sed -E 's/^\[[^]]*\] //; s/ (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)//g; s/ +/ /g' > "$out"
+}
+
+fail() {
+    echo "FAIL $1"
+    FAILED=$((FAILED + 1))
+}
+
+# the references: the graphs without a denoiser
+for ((n = 1; n <= MAXN; n++)); do
+    if ! describe $n "" "$TMP/ref$n"; then
+        echo "FAIL reference N=$n: ffmpeg failed:"
+        tail -n 3 "$TMP/err" | sed 's/^/    /'
+        exit 1
+    fi
+    frames=$(grep -c '^n: *[0-9]* pts:' "$TMP/ref$n")
+    tags=$(grep -c '^frame=f' "$TMP/ref$n")
+    if [ "$frames" != $n ] || [ "$tags" != $n ] || ! grep -q 'color_range:pc' "$TMP/ref$n"; then
+        echo "FAIL reference N=$n: $frames frames, $tags tags, or no colour properties"
+        exit 1
+    fi
+done
+echo "ok   references: N = 1..$MAXN, pts $(grep -o '^n: *[0-9]* pts: *[0-9]*' "$TMP/ref$MAXN" | sed 's/.*pts: *//' | tr '\n' ' ')"
+
+# check NAME DENOISER: every N
+check() {
+    local name=$1 denoiser=$2 n bad=0 got
+    for ((n = 1; n <= MAXN; n++)); do
+        RUN=$((RUN + 1))
+        if ! describe $n "$denoiser" "$TMP/out"; then
+            fail "$name N=$n: ffmpeg failed: $(grep -v '^\[Parsed_showinfo' "$TMP/err" | tail -n 1)"
+            bad=1
+            continue
+        fi
+        if ! cmp -s "$TMP/out" "$TMP/ref$n"; then
+            got=$(grep -c '^n: *[0-9]* pts:' "$TMP/out")
+            fail "$name N=$n: $got frames out; differences from the graph without it:"
+            diff "$TMP/ref$n" "$TMP/out" | head -n 6 | sed 's/^/    /'
+            bad=1
+        fi
+    done
+    [ $bad -eq 0 ] && echo "ok   $name: N = 1..$MAXN, frames, pts and properties kept"
+}
+
+for filter in bm3d_gpu nlmeans_gpu vbm3d_gpu; do
+    if ! opts=$(options $filter); then
+        cases=$((MAXN * (1 + $(wc -w <<< "$WINDOWS"))))
+        [ $filter = vbm3d_gpu ] && cases=$((MAXN * $(wc -w <<< "$WINDOWS")))
+        [ $filter = bm3d_gpu ] && cases=$MAXN
+        RUN=$((RUN + cases))
+        fail "$filter: no such filter in $FFMPEG ($cases cases)"
+        FAILED=$((FAILED + cases - 1))
+        continue
+    fi
+    case $filter in
+    bm3d_gpu)    check "bm3d_gpu" "bm3d_gpu=sigma=12"; continue ;;
+    nlmeans_gpu) check "nlmeans_gpu spatial" "nlmeans_gpu=sigma=12" ;;
+    esac
+    for w in $WINDOWS; do
+        past=${w%/*}
+        future=${w#*/}
+        future=${future%c}
+        args="sigma=12:past=$past:future=$future"
+        need="past future"
+        if [ "${w%c}" != "$w" ]; then
+            args+=":causal=1"
+            need+=" causal"
+        fi
+        lacking=""
+        for o in $need; do
+            grep -qx "$o" <<< "$opts" || lacking+=" $o"
+        done
+        if [ -n "$lacking" ]; then
+            RUN=$((RUN + MAXN))
+            fail "$filter $args: option(s)$lacking missing in $FFMPEG ($MAXN cases)"
+            FAILED=$((FAILED + MAXN - 1))
+            continue
+        fi
+        check "$filter $args" "$filter=$args"
+    done
+done
+
+echo "frames.sh: $RUN cases, $FAILED failed"
+[ $FAILED -eq 0 ]
