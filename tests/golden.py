@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""nlmeans_gpu and bm3d_gpu on the OpenCL device against the plain C golden
-models (tests/model/), on noisy crops of a natural photograph of several sizes, odd
-and tiny ones included, 8 and 16 bits, and several option sets.
+"""nlmeans_gpu, bm3d_gpu and vbm3d_gpu on the OpenCL device against the plain
+C golden models (tests/model/), on noisy crops of a natural photograph of
+several sizes, odd and tiny ones included, 8 and 16 bits, and several option
+sets; vbm3d_gpu on short sequences of a moving crop, of 1 frame, of fewer
+frames than the window and of more.
 
 Tolerance, and why: the model computes the patch distances, the neighbour
 ranking and the weights in float exactly as the kernel does (same order of
@@ -63,6 +65,24 @@ BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
 FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),
            "rgb8": ("rgb24", "gbrp", "ppm"), "rgb16": ("rgb48be", "gbrp16le", "ppm")}
 
+VBM3D_CASES = [
+    # (width, height, frames, bits, filter options)
+    (61, 45, 7, 8, "sigma=20"),
+    (64, 48, 1, 8, "sigma=20"),
+    (33, 17, 3, 8, "sigma=20"),
+    (8, 8, 4, 8, "sigma=20"),
+    (64, 48, 9, 8, "sigma=20:causal=1"),
+    (64, 48, 9, 8, "sigma=40:past=2:future=3:perframe=3:group=16:group2=16"),
+    (64, 48, 6, 8, "sigma=10:estim=basic:past=1:future=2"),
+    (64, 48, 6, 8, "sigma=20:bstep=3:bstep2=5:range=9:prange=3:range2=5:prange2=7"),
+    (64, 48, 6, 8, "sigma=20:transform=bior:transform1d=haar"),
+    (64, 48, 6, 8, "sigma=20:thmse=100:thmse2=50:hdthr=2:kaiser=4:perframe=1"),
+    (64, 48, 5, 8, "sigma=0"),
+    (40, 32, 6, 16, "sigma=20"),
+    (48, 40, 6, "rgb8", "sigma=20"),
+    (48, 40, 6, "rgb8", "sigma=20:color=planes:past=1:future=1"),
+]
+
 CASES = [
     # (width, height, bits, filter options)
     (1, 1, 8, "sigma=20"),
@@ -94,8 +114,64 @@ def model_args(filt, opts):
     args = []
     for kv in opts.split(":"):
         k, v = kv.split("=")
+        if filt == "vbm3d_gpu" and k == "causal":
+            k, v = "future", "0"
         args += [BM3D_OPTIONS[k] if filt == "bm3d_gpu" else "-" + k, v]
     return args
+
+
+def compare(tools, gpu, ref, bits):
+    """cmpimg's report line, and whether it is within the tolerance."""
+    p = subprocess.run([os.path.join(tools, "cmpimg"), gpu, ref],
+                       stdout=subprocess.PIPE, check=True)
+    line = p.stdout.decode().strip()
+    fields = dict(kv.split("=", 1) for kv in line.split())
+    maxdiff = int(fields["maxdiff"])
+    ndiff, total = (int(x) for x in fields["differing"].split("/"))
+    if bits in (8, "rgb8"):
+        return line, maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
+    return line, maxdiff <= 2
+
+
+def vbm3d_case(ff, args, photo, i, case):
+    """One sequence: a crop moving by (1, 1/2) sample per frame, noisy with
+    a seed per frame, through vbm3d_gpu and vbm3d_ref; every output frame
+    compared. Returns (runs, failures)."""
+    w, h, n, bits, opts = case
+    crop_fmt, fmt, ext = FORMATS[bits]
+    work = os.path.join(args.work, "vbm3d-%d" % i)
+    os.makedirs(work, exist_ok=True)
+    ff.run(["-loop", "1", "-i", photo, "-vf",
+            "crop=%d:%d:'200+n':'100+n/2',format=%s" % (w, h, crop_fmt),
+            "-frames:v", str(n), "-start_number", "0", "-y",
+            os.path.join(work, "clean-%02d." + ext)])
+    noisy = []
+    for t in range(n):
+        noisy.append(os.path.join(work, "noisy-%02d.%s" % (t, ext)))
+        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
+                        str(1000 * i + t + 1), os.path.join(work, "clean-%02d.%s" % (t, ext)),
+                        noisy[-1]], check=True)
+    subprocess.run([os.path.join(args.tools, "vbm3d_ref")] + model_args("vbm3d_gpu", opts) +
+                   noisy + ["-o", os.path.join(work, "model-%02d." + ext)], check=True)
+    ff.run(ff.hw_args() + ["-start_number", "0", "-i", os.path.join(work, "noisy-%02d." + ext),
+                           "-vf", "format=%s,hwupload,vbm3d_gpu=%s,hwdownload,format=%s"
+                           % (fmt, opts, fmt), "-start_number", "0", "-y",
+                           os.path.join(work, "gpu-%02d." + ext)])
+    failed = 0
+    for t in range(n):
+        gpu = os.path.join(work, "gpu-%02d.%s" % (t, ext))
+        if not os.path.exists(gpu):
+            print("FAIL vbm3d_gpu   %3dx%-3d %-5s %-44s frame %d missing" % (w, h, bits, opts, t))
+            failed += 1
+            continue
+        line, ok = compare(args.tools, gpu, os.path.join(work, "model-%02d.%s" % (t, ext)), bits)
+        failed += not ok
+        print("%s vbm3d_gpu   %3dx%-3d %-5s %-44s frame %d/%d %s" % (
+            "ok  " if ok else "FAIL", w, h, bits, opts, t, n, line))
+    if os.path.exists(os.path.join(work, "gpu-%02d.%s" % (n, ext))):
+        print("FAIL vbm3d_gpu: more output frames than input frames")
+        failed += 1
+    return n, failed
 
 
 def main():
@@ -131,20 +207,16 @@ def main():
             ff.run(ff.hw_args() + ["-i", noisy, "-vf",
                                    "format=%s,hwupload,%s=%s:search=%s,hwdownload,format=%s"
                                    % (fmt, filt, opts, search, fmt), "-update", "1", "-y", gpu])
-            p = subprocess.run([os.path.join(args.tools, "cmpimg"), gpu, ref],
-                               stdout=subprocess.PIPE, check=True)
-            line = p.stdout.decode().strip()
-            fields = dict(kv.split("=", 1) for kv in line.split())
-            maxdiff = int(fields["maxdiff"])
-            ndiff, total = (int(x) for x in fields["differing"].split("/"))
-            if bits in (8, "rgb8"):
-                ok = maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
-            else:
-                ok = maxdiff <= 2
+            line, ok = compare(args.tools, gpu, ref, bits)
             failed += not ok
             runs += 1
             print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
                                                             bits, opts, search, line))
+    for i, case in enumerate(VBM3D_CASES):
+        photo = camera if FORMATS[case[3]][2] == "pgm" else astronaut
+        n, f = vbm3d_case(ff, args, photo, i, case)
+        runs += n
+        failed += f
     print("golden model: %d runs, %d failed" % (runs, failed))
     sys.exit(1 if failed else 0)
 
