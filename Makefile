@@ -29,7 +29,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-frames check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -73,6 +73,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-fate
 	$(MAKE) check-errors
 	$(MAKE) check-doc
+	$(MAKE) check-frames
 	$(MAKE) check-model
 	$(MAKE) check-quality
 	@echo "make check: all tests passed"
@@ -91,7 +92,10 @@ check-doc: ffmpeg
 check-vbm3d-model: $(TESTBIN)/vbm3d_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 	tests/model/vbm3d_selfcheck.sh $(TESTBIN) $(BUILDDIR)/vbm3d-selfcheck
 
-check-model: ffmpeg $(TEST_TOOLS)
+check-frames: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/frames.sh
+
+check-model: ffmpeg $(TEST_TOOLS) check-vbm3d-model
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
 	    --work $(BUILDDIR)/golden $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
@@ -106,6 +110,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/bm3d_quality.md
+	$(PYTHON) tests/quality/video_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/video_quality.md
 
 SIGMA ?= 20
 demo: ffmpeg $(TEST_TOOLS)

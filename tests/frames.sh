@@ -57,15 +57,19 @@ graph() {
     echo "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,noise=alls=12:allf=t,$PROPS,${tags}hwupload,${denoiser:+$denoiser,}hwdownload,format=yuv420p,showinfo,metadata=print"
 }
 
-# describe N DENOISER OUT: run the graph; OUT gets what showinfo and
-# metadata=print say of the output frames, checksums and statistics left out
+# describe N DENOISER OUT: run the graph; OUT gets what showinfo, then what
+# metadata=print say of the output frames (each filter's lines in order; how
+# the two filters' lines interleave depends on scheduling, not on the
+# frames), checksums and statistics left out
 describe() {
-    local n=$1 denoiser=$2 out=$3
+    local n=$1 denoiser=$2 out=$3 f
     timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel info $DEV \
         -f lavfi -i "testsrc2=s=32x24:r=25,trim=end_frame=$n" \
         -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
-    grep -E '^\[Parsed_(showinfo|metadata)_[0-9]+ @ ' "$TMP/err" |
-        sed -E 's/^\[[^]]*\] //; s/ (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)//g; s/ +/ /g' > "$out"
+    for f in showinfo metadata; do
+        grep -E "^\[Parsed_${f}_[0-9]+ @ " "$TMP/err" |
+            sed -E 's/^\[[^]]*\] //; s/ (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)//g; s/ +/ /g'
+    done > "$out"
 }
 
 fail() {
