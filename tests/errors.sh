@@ -70,7 +70,14 @@ bm() {
        -vf "hwupload,bm3d_gpu=$1,hwdownload,format=$fmt" -f null -
 }
 
-export -f ff nlm bm
+vbm() {
+    # vbm FILTER_OPTIONS [FORMAT] [SIZE]
+    local fmt=${2:-yuv420p} size=${3:-64x48}
+    ff $DEV -f lavfi -i "testsrc2=s=$size:r=5:d=0.6,format=$fmt" \
+       -vf "hwupload,vbm3d_gpu=$1,hwdownload,format=$fmt" -f null -
+}
+
+export -f ff nlm bm vbm
 export FFMPEG DEV
 
 # invalid option values
@@ -120,6 +127,16 @@ expect_error "bm3d 7x5"       "needs planes of at least 8x8"          bm "sigma=
 expect_error "bm3d 16x6 420"  "needs planes of at least 8x8"          bm "sigma=10" yuv420p 16x6
 expect_error "bm3d rgba"      "Unsupported input format rgba"         bm "sigma=10" rgba
 
+# vbm3d_gpu
+expect_error "vbm3d past=16"     "past.*out of range"                   vbm "past=16"
+expect_error "vbm3d future=9"    "future.*out of range"                 vbm "future=9"
+expect_error "vbm3d perframe=0"  "perframe.*out of range"               vbm "perframe=0"
+expect_error "vbm3d perframe=9"  "perframe.*out of range"               vbm "perframe=9"
+expect_error "vbm3d prange=100"  "prange.*out of range"                 vbm "prange=100"
+expect_error "vbm3d group=6"     "group \(6\) must be a power of two"  vbm "group=6"
+expect_error "vbm3d 7x5"         "needs planes of at least 8x8"         vbm "sigma=10" gray 7x5
+expect_error "vbm3d rgba"        "Unsupported input format rgba"        vbm "sigma=10" rgba
+
 # determinism: two runs, identical bytes
 RUN=$((RUN + 1))
 for i in 1 2; do
@@ -141,6 +158,18 @@ if [ -s "$TMP/bm1.yuv" ] && cmp -s "$TMP/bm1.yuv" "$TMP/bm2.yuv"; then
     echo "ok   bm3d determinism: two runs identical ($(md5sum < "$TMP/bm1.yuv" | cut -c1-32))"
 else
     echo "FAIL bm3d determinism: outputs differ or are empty"
+    FAILED=$((FAILED + 1))
+fi
+
+RUN=$((RUN + 1))
+for i in 1 2; do
+    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=1.6,format=yuv420p,noise=alls=30:allf=t" \
+       -vf "hwupload,vbm3d_gpu=sigma=25:past=2:future=2,hwdownload,format=yuv420p" -f rawvideo "$TMP/vbm$i.yuv"
+done
+if [ -s "$TMP/vbm1.yuv" ] && cmp -s "$TMP/vbm1.yuv" "$TMP/vbm2.yuv"; then
+    echo "ok   vbm3d determinism: two runs identical ($(md5sum < "$TMP/vbm1.yuv" | cut -c1-32))"
+else
+    echo "FAIL vbm3d determinism: outputs differ or are empty"
     FAILED=$((FAILED + 1))
 fi
 
