@@ -348,10 +348,30 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
  */
 #define Q VBM3D_Q
 
+/* The distance of patch_search.cl (patch 8, block 8) from the reference
+ * patch held in registers: per row the sum of the 8 squares, then the rows;
+ * stops once 'limit' is reached. */
+static float vbm3d_distance(const float *ref, __global const float *b,
+                            int width, float limit)
+{
+    float ssd = 0.0f;
+
+    for (int j = 0; j < K && ssd < limit; j++) {
+        float row = 0.0f;
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            float d = ref[j * K + i] - b[j * width + i];
+            row += d * d;
+        }
+        ssd += row;
+    }
+    return ssd;
+}
+
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
 static void vbm3d_search_frame(__global const float *frames,
-                               __global const float *ref,
+                               const float *ref,
                                int width, int height, int slot, int radius,
                                const float *cdist, const uint *cpos,
                                float *dist, uint *pos)
@@ -383,7 +403,7 @@ static void vbm3d_search_frame(__global const float *frames,
                     seen |= pos[k] == p;
                 if (seen)
                     continue;
-                d = search_distance(ref, frames + p, width, K, K, dist[Q - 1]);
+                d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
                 if (d < dist[Q - 1])
                     search_insert_sized(dist, pos, Q, d, p);
             }
@@ -405,7 +425,7 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
 static void vbm3d_search_direction(__global const float *frames,
-                                   __global const float *ref, int width,
+                                   const float *ref, int width,
                                    int height, int ring, int ref_slot, int dir,
                                    int nb_frames, int radius,
                                    const float *ref_dist, const uint *ref_pos,
@@ -452,7 +472,7 @@ __kernel void vbm3d_search(__global const float *frames,
     int gy = get_global_id(1);
     uint plane_size = (uint)width * height;
     int x0, y0, xs, xe, ys, ye;
-    __global const float *ref;
+    float ref[K * K];
     uint ref_pos;
     float gdist[NB], dist[Q];
     uint gpos[NB], pos[Q];
@@ -462,7 +482,11 @@ __kernel void vbm3d_search(__global const float *frames,
     x0 = search_grid_pos(gx, step, width, K);
     y0 = search_grid_pos(gy, step, height, K);
     ref_pos = ref_slot * plane_size + y0 * width + x0;
-    ref = frames + ref_pos;
+#pragma unroll
+    for (int j = 0; j < K; j++)
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            ref[j * K + i] = frames[ref_pos + j * width + i];
 
     /* the reference frame: the reference patch first, then its window */
 #pragma unroll
@@ -483,7 +507,7 @@ __kernel void vbm3d_search(__global const float *frames,
 
             if (p == ref_pos)
                 continue;
-            d = search_distance(ref, frames + p, width, K, K, dist[Q - 1]);
+            d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
             if (d < dist[Q - 1])
                 search_insert_sized(dist, pos, Q, d, p);
         }
