@@ -630,6 +630,20 @@ fail:
     return err;
 }
 
+DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
+                                       int64_t last, int past, int future)
+{
+    int64_t lo = FFMAX(0, t - past);
+    int64_t hi = FFMIN(last, t + future);
+
+    return (DenoiseWindow) {
+        .first_slot = lo % fq->ring,
+        .nb_frames  = hi - lo + 1,
+        .ring       = fq->ring,
+        .ref_slot   = t % fq->ring,
+    };
+}
+
 void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn)
 {
     for (int i = 0; i < DENOISE_MAX_RING; i++)

@@ -256,6 +256,13 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                const DenoiseLayout *layout, cl_mem *planes,
                                const DenoiseQueueOps *ops);
 
+/**
+ * The window of frame t in the queue's ring: 'past' frames before it and
+ * 'future' after it, truncated to the frames 0 .. last.
+ */
+DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
+                                       int64_t last, int past, int future);
+
 /** Free the frames still queued. */
 void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn);
 

@@ -509,21 +509,6 @@ static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
     return 0;
 }
 
-/* The frames of the window of frame t, the last one loaded being 'last'. */
-static DenoiseWindow frame_window(const BM3DGPUContext *s, int64_t t, int64_t last)
-{
-    int64_t lo = FFMAX(0, t - s->past);
-    int64_t hi = FFMIN(last, t + s->future);
-    int ring = s->dn.fq.ring;
-
-    return (DenoiseWindow) {
-        .first_slot = lo % ring,
-        .nb_frames  = hi - lo + 1,
-        .ring       = ring,
-        .ref_slot   = t % ring,
-    };
-}
-
 /* The slots of the frames of the window from the reference frame on: the
  * patches of a group lying there are aggregated. */
 static cl_uint aggregation_slots(const DenoiseWindow *win)
@@ -690,7 +675,8 @@ static int group_members(const BM3DGPUContext *s, int c)
 static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
 {
     BM3DGPUContext *s = avctx->priv;
-    DenoiseWindow win = frame_window(s, t, last);
+    DenoiseWindow win = ff_denoise_opencl_window(&s->dn.fq, t, last, s->past,
+                                                 s->future);
     int err;
 
     for (int c0 = 0; c0 < s->layout.nb_components; c0++) {
