@@ -499,31 +499,38 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 static int set_search_args(AVFilterContext *avctx, cl_kernel kernel,
                            const DenoiseSearch *ds, cl_mem frames,
+                           const DenoiseChannels *ch,
                            const DenoiseWindow *win, int ref_first,
                            int limit_nx, int limit_ny, cl_mem positions,
                            cl_mem distances)
 {
+    cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
+    cl_uint stride = ch->stride;
     cl_int cle;
     int err = 0;
 
-    CL_SET_KERNEL_ARG(kernel,  0, cl_mem, &frames);
-    CL_SET_KERNEL_ARG(kernel,  1, cl_int, &ds->width);
-    CL_SET_KERNEL_ARG(kernel,  2, cl_int, &ds->height);
-    CL_SET_KERNEL_ARG(kernel,  3, cl_int, &win->first_slot);
-    CL_SET_KERNEL_ARG(kernel,  4, cl_int, &win->nb_frames);
-    CL_SET_KERNEL_ARG(kernel,  5, cl_int, &win->ring);
-    CL_SET_KERNEL_ARG(kernel,  6, cl_int, &win->ref_slot);
-    CL_SET_KERNEL_ARG(kernel,  7, cl_int, &ds->patch);
-    CL_SET_KERNEL_ARG(kernel,  8, cl_int, &ds->step);
-    CL_SET_KERNEL_ARG(kernel,  9, cl_int, &ds->block);
-    CL_SET_KERNEL_ARG(kernel, 10, cl_int, &ds->radius);
-    CL_SET_KERNEL_ARG(kernel, 11, cl_int, &ds->nx);
-    CL_SET_KERNEL_ARG(kernel, 12, cl_int, &ds->ny);
-    CL_SET_KERNEL_ARG(kernel, 13, cl_int, &limit_nx);
-    CL_SET_KERNEL_ARG(kernel, 14, cl_int, &limit_ny);
-    CL_SET_KERNEL_ARG(kernel, 15, cl_int, &ref_first);
-    CL_SET_KERNEL_ARG(kernel, 16, cl_mem, &positions);
-    CL_SET_KERNEL_ARG(kernel, 17, cl_mem, &distances);
+    av_assert0(ch->nb >= 1 && ch->nb <= DENOISE_MAX_CHANNELS);
+    CL_SET_KERNEL_ARG(kernel,  0, cl_mem,    &frames);
+    CL_SET_KERNEL_ARG(kernel,  1, cl_int,    &ch->nb);
+    CL_SET_KERNEL_ARG(kernel,  2, cl_uint,   &stride);
+    CL_SET_KERNEL_ARG(kernel,  3, cl_float4, &weights);
+    CL_SET_KERNEL_ARG(kernel,  4, cl_int,    &ds->width);
+    CL_SET_KERNEL_ARG(kernel,  5, cl_int,    &ds->height);
+    CL_SET_KERNEL_ARG(kernel,  6, cl_int,    &win->first_slot);
+    CL_SET_KERNEL_ARG(kernel,  7, cl_int,    &win->nb_frames);
+    CL_SET_KERNEL_ARG(kernel,  8, cl_int,    &win->ring);
+    CL_SET_KERNEL_ARG(kernel,  9, cl_int,    &win->ref_slot);
+    CL_SET_KERNEL_ARG(kernel, 10, cl_int,    &ds->patch);
+    CL_SET_KERNEL_ARG(kernel, 11, cl_int,    &ds->step);
+    CL_SET_KERNEL_ARG(kernel, 12, cl_int,    &ds->block);
+    CL_SET_KERNEL_ARG(kernel, 13, cl_int,    &ds->radius);
+    CL_SET_KERNEL_ARG(kernel, 14, cl_int,    &ds->nx);
+    CL_SET_KERNEL_ARG(kernel, 15, cl_int,    &ds->ny);
+    CL_SET_KERNEL_ARG(kernel, 16, cl_int,    &limit_nx);
+    CL_SET_KERNEL_ARG(kernel, 17, cl_int,    &limit_ny);
+    CL_SET_KERNEL_ARG(kernel, 18, cl_int,    &ref_first);
+    CL_SET_KERNEL_ARG(kernel, 19, cl_mem,    &positions);
+    CL_SET_KERNEL_ARG(kernel, 20, cl_mem,    &distances);
 fail:
     return err;
 }
@@ -533,10 +540,13 @@ fail:
  * per-patch kernel for the rest (the last row and column of the grid, moved
  * to the frame's edge).
  */
-int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          const DenoiseSearch *ds, cl_mem frames,
-                          const DenoiseWindow *win, int ref_first,
-                          cl_mem positions, cl_mem distances, int stage)
+int ff_denoise_search_run_channels(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn,
+                                   const DenoiseSearch *ds, cl_mem frames,
+                                   const DenoiseChannels *ch,
+                                   const DenoiseWindow *win, int ref_first,
+                                   cl_mem positions, cl_mem distances,
+                                   int stage)
 {
     cl_int cle;
     int err, skip_nx = 0, skip_ny = 0;
@@ -544,13 +554,13 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (ds->tiled) {
         cl_kernel k = dn->kernel_search_tiled;
 
-        err = set_search_args(avctx, k, ds, frames, win, ref_first,
+        err = set_search_args(avctx, k, ds, frames, ch, win, ref_first,
                               ds->regular_nx, ds->regular_ny, positions,
                               distances);
         if (err < 0)
             return err;
         for (int i = 0; i < 2; i++) {
-            cle = clSetKernelArg(k, 18 + i, ds->tile_local[i], NULL);
+            cle = clSetKernelArg(k, 21 + i, ds->tile_local[i], NULL);
             CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
         }
         err = ff_denoise_opencl_run(avctx, dn, k, ds->regular_nx, ds->regular_ny,
@@ -562,7 +572,7 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (skip_nx == ds->nx && skip_ny == ds->ny)
             return 0;
     }
-    err = set_search_args(avctx, dn->kernel_search, ds, frames, win,
+    err = set_search_args(avctx, dn->kernel_search, ds, frames, ch, win,
                           ref_first, skip_nx, skip_ny, positions, distances);
     if (err < 0)
         return err;
@@ -570,6 +580,17 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                  0, 0, stage);
 fail:
     return err;
+}
+
+int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          const DenoiseSearch *ds, cl_mem frames,
+                          const DenoiseWindow *win, int ref_first,
+                          cl_mem positions, cl_mem distances, int stage)
+{
+    return ff_denoise_search_run_channels(avctx, dn, ds, frames,
+                                          &DENOISE_CHANNELS_SINGLE, win,
+                                          ref_first, positions, distances,
+                                          stage);
 }
 
 int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,

@@ -93,6 +93,22 @@ typedef struct DenoiseWindow {
 /** A window of one frame, for spatial filtering. */
 #define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0 })
 
+#define DENOISE_MAX_CHANNELS 3
+
+/**
+ * The channels a patch distance is summed over (joint colour): nb planes
+ * (or rings of planes) of the same size, 'stride' samples apart in one
+ * buffer, the squared differences of channel c multiplied by weight[c].
+ */
+typedef struct DenoiseChannels {
+    int nb;
+    unsigned stride;
+    float weight[DENOISE_MAX_CHANNELS];
+} DenoiseChannels;
+
+/** One channel: the distance is the plain sum of squared differences. */
+#define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f } })
+
 /** Shared state of a denoiser: kernels of the common program part. */
 typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
@@ -190,6 +206,18 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           const DenoiseSearch *ds, cl_mem frames,
                           const DenoiseWindow *win, int ref_first,
                           cl_mem positions, cl_mem distances, int stage);
+
+/**
+ * Like ff_denoise_search_run(), with distances summed over the channels
+ * 'ch' of the frames (channel 0 at the start of 'frames').
+ */
+int ff_denoise_search_run_channels(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn,
+                                   const DenoiseSearch *ds, cl_mem frames,
+                                   const DenoiseChannels *ch,
+                                   const DenoiseWindow *win, int ref_first,
+                                   cl_mem positions, cl_mem distances,
+                                   int stage);
 
 /**
  * The filter_frame of the denoisers: on the first frame init(); then either
