@@ -332,51 +332,6 @@ void name(__global const float *noisy, __global const float *basic,            \
 BM3D_FILTER_KERNEL(bm3d_filter_ht, 0)
 BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
 
-/* RGB to opponent channels Y, U, V, in place (doc/bm3d_gpu-algorithm.md). */
-__kernel void bm3d_opponent_forward(__global float *p0,
-                                    __global float *p1,
-                                    __global float *p2,
-                                    int width,
-                                    int height)
-{
-    int x = get_global_id(0);
-    int y = get_global_id(1);
-    int i = y * width + x;
-    float r, g, b;
-
-    if (x >= width || y >= height)
-        return;
-    r = p0[i];
-    g = p1[i];
-    b = p2[i];
-    p0[i] = ((r + g) + b) * (1.0f / 3.0f);
-    p1[i] = (r - b) * 0.5f;
-    p2[i] = ((r + b) - 2.0f * g) * 0.25f;
-}
-
-/* Opponent channels back to RGB, in place. */
-__kernel void bm3d_opponent_inverse(__global float *p0,
-                                    __global float *p1,
-                                    __global float *p2,
-                                    int width,
-                                    int height)
-{
-    int x = get_global_id(0);
-    int y = get_global_id(1);
-    int i = y * width + x;
-    float l, u, v, base;
-
-    if (x >= width || y >= height)
-        return;
-    l = p0[i];
-    u = p1[i];
-    v = p2[i];
-    base  = l + v * (2.0f / 3.0f);
-    p0[i] = base + u;
-    p1[i] = l - v * (4.0f / 3.0f);
-    p2[i] = base - u;
-}
-
 /* num / den of the fixed-point accumulators, per sample. */
 __kernel void bm3d_normalise(__global const long *num,
                              __global const long *den,

@@ -16,6 +16,7 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <math.h>
 #include <string.h>
 
 #include "libavutil/avassert.h"
@@ -216,6 +217,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search: %d.\n", cle);
     dn->kernel_search_tiled = clCreateKernel(ocf->program, "patch_search_tiled", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search_tiled: %d.\n", cle);
+    dn->kernel_opponent[0] = clCreateKernel(ocf->program, "denoise_opponent_forward", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_forward: %d.\n", cle);
+    dn->kernel_opponent[1] = clCreateKernel(ocf->program, "denoise_opponent_inverse", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_inverse: %d.\n", cle);
     return 0;
 
 fail:
@@ -240,11 +245,15 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     CL_RELEASE_KERNEL(dn->kernel_store);
     CL_RELEASE_KERNEL(dn->kernel_search);
     CL_RELEASE_KERNEL(dn->kernel_search_tiled);
+    CL_RELEASE_KERNEL(dn->kernel_opponent[0]);
+    CL_RELEASE_KERNEL(dn->kernel_opponent[1]);
     CL_RELEASE_QUEUE(dn->queue);
     dn->kernel_load         = NULL;
     dn->kernel_store        = NULL;
     dn->kernel_search       = NULL;
     dn->kernel_search_tiled = NULL;
+    dn->kernel_opponent[0]  = NULL;
+    dn->kernel_opponent[1]  = NULL;
     dn->queue               = NULL;
 }
 
@@ -311,6 +320,31 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         }
     }
     return 0;
+}
+
+int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, int width, int height,
+                               int inverse)
+{
+    cl_kernel k = dn->kernel_opponent[!!inverse];
+    cl_int cle;
+    int err = 0;
+
+    for (int c = 0; c < 3; c++) {
+        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
+    }
+    CL_SET_KERNEL_ARG(k, 3, cl_int, &width);
+    CL_SET_KERNEL_ARG(k, 4, cl_int, &height);
+    return ff_denoise_opencl_run(avctx, dn, k, width, height, 0, 0, 0);
+fail:
+    return err;
+}
+
+float ff_denoise_opponent_sigma(float sigma, int c)
+{
+    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+    return (float)((double)sigma * sqrt(gain[c]));
 }
 
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)

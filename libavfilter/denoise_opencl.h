@@ -116,6 +116,7 @@ typedef struct DenoiseOpenCLContext {
     cl_kernel kernel_store;
     cl_kernel kernel_search;
     cl_kernel kernel_search_tiled;
+    cl_kernel kernel_opponent[2];             ///< forward, inverse
     int initialised;                          ///< the filter's init succeeded
     int profile;                              ///< collect kernel times
     const char *stage_names[DENOISE_MAX_STAGES];
@@ -231,6 +232,17 @@ int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,
                                    int (*init)(AVFilterContext *avctx, const AVFrame *in),
                                    int (*denoise)(AVFilterContext *avctx, const AVFrame *in,
                                                   int *mask));
+
+/**
+ * Enqueue the conversion of three planes of width x height, in place, from
+ * R, G, B to the opponent channels (inverse = 0) or back (inverse = 1).
+ */
+int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, int width, int height,
+                               int inverse);
+
+/** The noise of opponent channel c of RGB planes of noise sigma. */
+float ff_denoise_opponent_sigma(float sigma, int c);
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

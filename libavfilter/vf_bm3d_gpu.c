@@ -115,7 +115,6 @@ typedef struct BM3DGPUContext {
     DenoiseSearch search[DENOISE_MAX_COMPONENTS][2];
     cl_kernel kernel_filter[2];     ///< hard threshold, Wiener
     cl_kernel kernel_normalise;
-    cl_kernel kernel_opponent[2];   ///< forward, inverse
     int joint;                      ///< group the three channels together
     cl_mem fwd[2];         ///< 2-D transform of each step
     cl_mem inv[2];         ///< and its inverse
@@ -152,10 +151,8 @@ static int use_joint_grouping(const BM3DGPUContext *s)
  * jointly the opponent channel's. */
 static float channel_sigma(const BM3DGPUContext *s, int c)
 {
-    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
-
     if (s->layout.is_rgb)
-        return s->joint ? (float)((double)s->sigma * sqrt(gain[c])) : s->sigma;
+        return s->joint ? ff_denoise_opponent_sigma(s->sigma, c) : s->sigma;
     return (c == 1 || c == 2) && s->csigma >= 0 ? s->csigma : s->sigma;
 }
 
@@ -432,10 +429,6 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_wiener: %d.\n", cle);
     s->kernel_normalise = clCreateKernel(s->ocf.program, "bm3d_normalise", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_normalise: %d.\n", cle);
-    s->kernel_opponent[0] = clCreateKernel(s->ocf.program, "bm3d_opponent_forward", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_forward: %d.\n", cle);
-    s->kernel_opponent[1] = clCreateKernel(s->ocf.program, "bm3d_opponent_inverse", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_inverse: %d.\n", cle);
     s->joint = use_joint_grouping(s);
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
@@ -547,26 +540,6 @@ fail:
     return err;
 }
 
-/* RGB to opponent channels (direction 0) or back (1), in place. */
-static int opponent(AVFilterContext *avctx, cl_mem *planes, int direction)
-{
-    BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[0];
-    cl_kernel k = s->kernel_opponent[direction];
-    cl_int cle;
-    int err = 0;
-
-    for (int c = 0; c < 3; c++) {
-        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
-    }
-    CL_SET_KERNEL_ARG(k, 3, cl_int, &comp->width);
-    CL_SET_KERNEL_ARG(k, 4, cl_int, &comp->height);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
-                                 0, 0, STAGE_IO);
-fail:
-    return err;
-}
-
 /*
  * Components c0 .. c1 - 1 grouped together: the groups come from component
  * c0 (one component alone, or the three channels with joint grouping).
@@ -582,7 +555,9 @@ static int denoise_components(AVFilterContext *avctx, const AVFrame *in,
     for (int c = c0; c < c1; c++)
         if ((err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c])) < 0)
             return err;
-    if (rgb && (err = opponent(avctx, s->src + c0, 0)) < 0)
+    if (rgb && (err = ff_denoise_opencl_opponent(avctx, &s->dn, s->src + c0,
+                                                 s->layout.comp[c0].width,
+                                                 s->layout.comp[c0].height, 0)) < 0)
         return err;
 
     if ((err = search_step(avctx, c0, 0, s->src[c0])) < 0)
@@ -598,7 +573,11 @@ static int denoise_components(AVFilterContext *avctx, const AVFrame *in,
             if ((err = filter_step(avctx, c, 1, c0, s->basic[c], s->dst[c])) < 0)
                 return err;
     }
-    return rgb ? opponent(avctx, s->dst + c0, 1) : 0;
+    if (!rgb)
+        return 0;
+    return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst + c0,
+                                      s->layout.comp[c0].width,
+                                      s->layout.comp[c0].height, 1);
 }
 
 /* The three channels together with joint grouping, then every other
@@ -652,8 +631,6 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_filter[0]);
     CL_RELEASE_KERNEL(s->kernel_filter[1]);
     CL_RELEASE_KERNEL(s->kernel_normalise);
-    CL_RELEASE_KERNEL(s->kernel_opponent[0]);
-    CL_RELEASE_KERNEL(s->kernel_opponent[1]);
     for (int i = 0; i < 2; i++) {
         CL_RELEASE_MEMORY(s->fwd[i]);
         CL_RELEASE_MEMORY(s->inv[i]);
