@@ -50,7 +50,7 @@ ffmpeg: overlay
 install: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) install
 
-$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h $(PNM_SRC)
+$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h tests/model/opponent.h $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
 

@@ -29,7 +29,9 @@
  * r = gy * nx + gx, nlmeans_weights turns the distances into
  *   weights[r * NB + k]          normalised weights (0 for unused entries)
  *   flat_means[c * nx * ny + r]  mean of channel c of the group when it is
- *                                flat (in all channels), otherwise -1
+ *                                flat (in all channels), otherwise NaN
+ *                                (samples may be negative: opponent
+ *                                colours)
  */
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -66,7 +68,7 @@ static float nlmeans_weight(float excess, float inv_scale, int kernel_type)
 
 /*
  * Flat test of one channel of a group: the mean of its samples when their
- * variance is at most 'threshold', otherwise -1.
+ * variance is at most 'threshold', otherwise NaN.
  */
 static float nlmeans_flat_mean(__global const float *frames, const uint *pos,
                                int count, int width, int patch, float threshold)
@@ -87,7 +89,7 @@ static float nlmeans_flat_mean(__global const float *frames, const uint *pos,
             }
         }
     }
-    return var / n <= threshold ? mean : -1.0f;
+    return var / n <= threshold ? mean : NAN;
 }
 
 /*
@@ -152,10 +154,10 @@ __kernel void nlmeans_weights(__global const float *frames,
         means[c] = nlmeans_flat_mean(frames + c * channel_stride, pos, count,
                                      width, patch,
                                      nlmeans_channel_value(flat_thresholds, c));
-        flat = means[c] >= 0.0f;
+        flat = !isnan(means[c]);
     }
     for (int c = 0; c < channels; c++)
-        flat_means[c * nx * ny + r] = flat ? means[c] : -1.0f;
+        flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
 }
 
 /*
@@ -206,12 +208,14 @@ __kernel void nlmeans_aggregate(__global const float *frames,
             int dx = x - search_grid_pos(gx, step, width, patch);
             int r = gy * nx + gx;
             float b, est[MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f };
+            int flat;
 
             if (dx < 0 || dx >= patch)
                 continue;
             b = wy * (float)min(dx + 1, patch - dx);
             /* a group is flat in all its channels or in none */
-            if (flat_means[r] < 0.0f) {
+            flat = !isnan(flat_means[r]);
+            if (!flat) {
                 int offset = dy * width + dx;
 
                 for (k = 0; k < NB; k++) {
@@ -227,7 +231,7 @@ __kernel void nlmeans_aggregate(__global const float *frames,
             for (int c = 0; c < MAX_CHANNELS; c++) {
                 if (c < channels) {
                     float fm = flat_means[c * nr + r];
-                    num[c] += b * (fm >= 0.0f ? fm : est[c]);
+                    num[c] += b * (flat ? fm : est[c]);
                 }
             }
             den += b;

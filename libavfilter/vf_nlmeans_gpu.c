@@ -27,7 +27,8 @@
  * color video sequences", 2010: on 4:4:4 and RGB frames one patch distance
  * summed over the three channels, each normalised by its noise variance,
  * so that one set of weights serves all three; and their bisquare
- * weighting kernel as an alternative to the exponential one.
+ * weighting kernel as an alternative to the exponential one. RGB frames
+ * may instead be turned into opponent colours, each filtered on its own.
  */
 
 #include "libavutil/bprint.h"
@@ -53,6 +54,7 @@ enum NLMeansStage {
 enum NLMeansColor {
     COLOR_JOINT,
     COLOR_PLANES,
+    COLOR_OPPONENT,
 };
 
 /* as enum NLMeansKernel of nlmeans_gpu.cl */
@@ -95,7 +97,7 @@ typedef struct NLMeansGPUContext {
     int   search_mode;
 
     DenoiseLayout layout;
-    int joint;                  ///< one search on the three channels
+    int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_weights;
     cl_kernel kernel_aggregate;
@@ -119,31 +121,36 @@ static int is_chroma(const NLMeansGPUContext *s, int c)
 
 static float component_sigma(const NLMeansGPUContext *s, int c)
 {
+    if (s->mode == COLOR_OPPONENT)
+        return ff_denoise_opponent_sigma(s->sigma, c);
     return is_chroma(s, c) && s->csigma >= 0 ? s->csigma : s->sigma;
 }
 
 /*
- * Joint colour: three filtered components of the same size (4:4:4 or RGB),
- * searched with the same patch size and window.
+ * How the channels of these frames are filtered: joint colour needs three
+ * filtered components of the same size (4:4:4 or RGB), searched with the
+ * same patch size and window; opponent colours need RGB frames.
  */
-static int use_joint_colour(AVFilterContext *avctx)
+static int colour_mode(AVFilterContext *avctx)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseLayout *l = &s->layout;
 
-    if (s->color != COLOR_JOINT || l->nb_components < 3)
-        return 0;
+    if (s->color == COLOR_PLANES || l->nb_components < 3)
+        return COLOR_PLANES;
     for (int c = 0; c < 3; c++)
         if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
             l->comp[c].height != l->comp[0].height)
-            return 0;
+            return COLOR_PLANES;
+    if (s->color == COLOR_OPPONENT)
+        return l->is_rgb ? COLOR_OPPONENT : COLOR_PLANES;
     if ((s->patch_size_uv && s->patch_size_uv != s->patch_size) ||
         (s->research_size_uv && s->research_size_uv != s->research_size)) {
         av_log(avctx, AV_LOG_WARNING, "pc or rc differ from p and r: the "
                "channels are filtered one by one (color=planes).\n");
-        return 0;
+        return COLOR_PLANES;
     }
-    return 1;
+    return COLOR_JOINT;
 }
 
 /*
@@ -160,7 +167,7 @@ static void search_channels(const NLMeansGPUContext *s, int c,
     float sigma0 = component_sigma(s, c);
 
     *ch = DENOISE_CHANNELS_SINGLE;
-    if (!s->joint)
+    if (s->mode != COLOR_JOINT)
         return;
     ch->nb     = c ? 0 : 3;
     ch->stride = comp->width * comp->height;
@@ -231,11 +238,13 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
                                        frame->height, &s->layout);
     if (err < 0)
         return err;
-    s->joint = use_joint_colour(avctx);
-    av_log(avctx, AV_LOG_VERBOSE, "%s.\n", s->joint ?
-           "Joint colour: one search on the three channels" : "Each plane on its own");
+    s->mode = colour_mode(avctx);
+    av_log(avctx, AV_LOG_VERBOSE, "%s.\n",
+           s->mode == COLOR_JOINT    ? "Joint colour: one search on the three channels" :
+           s->mode == COLOR_OPPONENT ? "Opponent colours, each filtered on its own" :
+                                       "Each plane on its own");
     /* neighbour positions and the channels' samples are 32-bit indices */
-    if ((uint64_t)frame->width * frame->height * (s->joint ? 3 : 1) > UINT32_MAX) {
+    if ((uint64_t)frame->width * frame->height * (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
         av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large.\n",
                frame->width, frame->height);
         return AVERROR(EINVAL);
@@ -373,22 +382,16 @@ static int stack_channels(AVFilterContext *avctx, int c, const DenoiseChannels *
 }
 
 /*
- * Component c, or with joint colour the three channels from c = 0: load,
- * search, weights and aggregation.
+ * Search, weights and aggregation of the loaded component c, or with joint
+ * colour of the three channels from c = 0.
  */
-static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c,
-                             const DenoiseChannels *ch)
+static int filter_component(AVFilterContext *avctx, int c,
+                            const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
     cl_mem frames = ch->nb > 1 ? s->stack : s->src[c];
     int err;
 
-    for (int i = 0; i < ch->nb; i++) {
-        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c + i,
-                                     s->src[c + i]);
-        if (err < 0)
-            return err;
-    }
     if (ch->nb > 1 && (err = stack_channels(avctx, c, ch)) < 0)
         return err;
 
@@ -404,13 +407,62 @@ static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c,
     return aggregate(avctx, c, frames, ch);
 }
 
-/* Every selected component, each on its own or, with joint colour, the
- * first three together. */
-static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+/* Component c, or with joint colour the three channels from c = 0. */
+static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c,
+                             const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
+    for (int i = 0; i < ch->nb; i++) {
+        int err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c + i,
+                                         s->src[c + i]);
+        if (err < 0)
+            return err;
+    }
+    return filter_component(avctx, c, ch);
+}
+
+/* The three channels of an RGB frame as opponent colours, each filtered on
+ * its own with its own noise, then back to RGB. */
+static int denoise_opponent(AVFilterContext *avctx, const AVFrame *in)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->layout.comp[0];
+    int err;
+
+    for (int c = 0; c < 3; c++) {
+        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c]);
+        if (err < 0)
+            return err;
+    }
+    err = ff_denoise_opencl_opponent(avctx, &s->dn, s->src, comp->width,
+                                     comp->height, 0);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < 3; c++) {
+        err = filter_component(avctx, c, &DENOISE_CHANNELS_SINGLE);
+        if (err < 0)
+            return err;
+    }
+    return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst, comp->width,
+                                      comp->height, 1);
+}
+
+/* Every selected component, each on its own or, with joint colour, the
+ * first three together; or the three opponent channels of an RGB frame. */
+static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    int c = 0;
+
+    if (s->mode == COLOR_OPPONENT) {
+        int err = denoise_opponent(avctx, in);
+        if (err < 0)
+            return err;
+        *mask = 7;
+        c     = 3;
+    }
+    for (; c < s->layout.nb_components; c++) {
         DenoiseChannels ch;
         int err;
 
@@ -499,10 +551,11 @@ static const AVOption nlmeans_gpu_options[] = {
       OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },
     { "flat", "flat-group threshold, in units of sigma^2 (0: disabled)",
       OFFSET(flat), AV_OPT_TYPE_FLOAT, { .dbl = 1.05 }, 0.0, 10.0, RFLAGS },
-    { "color", "patch search of the channels of 4:4:4 and RGB frames",
-      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_PLANES, FLAGS, .unit = "color" },
-        { "joint",  "one distance summed over the three channels, one set of weights for all three", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },  0, 0, FLAGS, .unit = "color" },
-        { "planes", "each plane searched and weighted on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES }, 0, 0, FLAGS, .unit = "color" },
+    { "color", "filtering of the channels of 4:4:4 and RGB frames",
+      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_OPPONENT, FLAGS, .unit = "color" },
+        { "joint",    "one distance summed over the three channels, one set of weights for all three", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },    0, 0, FLAGS, .unit = "color" },
+        { "planes",   "each plane searched and weighted on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES },   0, 0, FLAGS, .unit = "color" },
+        { "opponent", "RGB turned into opponent colours, each filtered on its own (YUV: as planes)", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_OPPONENT }, 0, 0, FLAGS, .unit = "color" },
     { "kernel", "weighting kernel of the patch distances",
       OFFSET(kernel_type), AV_OPT_TYPE_INT, { .i64 = KERNEL_EXP }, KERNEL_EXP, KERNEL_BISQUARE, RFLAGS, .unit = "kernel" },
         { "exp",      "exp(-max(d^2 - 2 sigma^2, 0) / h^2)", 0, AV_OPT_TYPE_CONST, { .i64 = KERNEL_EXP },      0, 0, RFLAGS, .unit = "kernel" },

@@ -85,6 +85,11 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp-planes,nlmeans_gpu,64:48,gbrp,gb
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p-planes,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:color=planes,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-csigma-444,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:csigma=5,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-gbrp,nlmeans_gpu,33:65,gbrp,gbrp,sigma=20:search=tiled,1))
+# opponent colours, each filtered on its own (on YUV frames the same as planes)
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp-opponent,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:color=opponent,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16-opponent,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20:color=opponent,2))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p-opponent,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:color=opponent,1))
+fate-nlmeans-gpu-yuv444p-opponent: REF = $(SRC_PATH)/tests/ref/fate/nlmeans-gpu-yuv444p-planes
 
 # the bisquare weighting kernel
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-bisquare,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:kernel=bisquare,1))

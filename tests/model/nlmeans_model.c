@@ -40,6 +40,7 @@
 #include <stdlib.h>
 
 #include "nlmeans_model.h"
+#include "opponent.h"
 
 #define MAX_CHANNELS 3
 
@@ -166,11 +167,11 @@ static float kernel_weight(float excess, float inv_scale, int kernel)
 }
 
 /*
- * Mean of the samples of one channel of the group when their variance is
- * at most 'threshold', otherwise -1; in float, in the kernel's order.
+ * Whether the variance of the samples of one channel of the group is at
+ * most 'threshold', and their mean; in float, in the kernel's order.
  */
-static float flat_mean(const float *plane, const Neighbor *best, int count,
-                       int width, int patch, float threshold)
+static int flat_channel(const float *plane, const Neighbor *best, int count,
+                        int width, int patch, float threshold, float *mean_out)
 {
     float n = (float)(count * patch * patch);
     float sum = 0.0f, var = 0.0f, mean;
@@ -189,7 +190,8 @@ static float flat_mean(const float *plane, const Neighbor *best, int count,
             }
         }
     }
-    return var / n <= threshold ? mean : -1.0f;
+    *mean_out = mean;
+    return var / n <= threshold;
 }
 
 /*
@@ -298,11 +300,9 @@ void nlmeans_model_channels(const float *const *frames, int nb_channels,
              *    samples is at most flat * sigma_c^2; each channel's
              *    estimate is then its mean. */
             flat = flat_threshold[0] >= 0.0f;
-            for (c = 0; c < nb_channels && flat; c++) {
-                means[c] = flat_mean(frames[c], best, count, width, patch,
-                                     flat_threshold[c]);
-                flat = means[c] >= 0.0f;
-            }
+            for (c = 0; c < nb_channels && flat; c++)
+                flat = flat_channel(frames[c], best, count, width, patch,
+                                    flat_threshold[c], &means[c]);
 
             /* 4. Estimate of the reference patch in every channel: the
              *    weighted mean of the neighbours, or the mean of a flat
@@ -357,4 +357,41 @@ void nlmeans_model_plane(const float *frames, int nb_frames, int ref_frame,
 {
     nlmeans_model_channels(&frames, 1, nb_frames, ref_frame, width, height,
                            par, &dst);
+}
+
+void nlmeans_model_opponent(const float *const *frames, int nb_frames,
+                            int ref_frame, int width, int height,
+                            const NLMeansModelParams *par, float *const *dst)
+{
+    const size_t plane_size = (size_t)width * height;
+    const size_t n = plane_size * nb_frames;
+    float *opp[3];
+    size_t p;
+    int c;
+
+    for (c = 0; c < 3; c++)
+        opp[c] = alloc_or_die(n, sizeof(*opp[c]));
+    for (p = 0; p < n; p++) {
+        float o[3];
+
+        opponent_forward(frames[0][p], frames[1][p], frames[2][p], o);
+        for (c = 0; c < 3; c++)
+            opp[c][p] = o[c];
+    }
+    for (c = 0; c < 3; c++) {
+        NLMeansModelParams plane = *par;
+
+        plane.sigma = opponent_sigma(par->sigma, c);
+        nlmeans_model_plane(opp[c], nb_frames, ref_frame, width, height,
+                            &plane, dst[c]);
+    }
+    for (p = 0; p < plane_size; p++) {
+        float rgb[3];
+
+        opponent_inverse(dst[0][p], dst[1][p], dst[2][p], rgb);
+        for (c = 0; c < 3; c++)
+            dst[c][p] = rgb[c];
+    }
+    for (c = 0; c < 3; c++)
+        free(opp[c]);
 }

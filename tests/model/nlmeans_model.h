@@ -82,4 +82,14 @@ void nlmeans_model_channels(const float *const *frames, int nb_channels,
                             int nb_frames, int ref_frame, int width, int height,
                             const NLMeansModelParams *par, float *const *dst);
 
+/*
+ * Denoise the three channels R, G, B of an RGB frame as the filter's
+ * color=opponent does: turned into opponent channels, each denoised on its
+ * own with its noise (nlmeans_model_plane()), then back to R, G, B.
+ * frames and dst as in nlmeans_model_channels(); csigma is not used.
+ */
+void nlmeans_model_opponent(const float *const *frames, int nb_frames,
+                            int ref_frame, int width, int height,
+                            const NLMeansModelParams *par, float *const *dst);
+
 #endif /* NLMEANS_MODEL_H */

@@ -7,7 +7,7 @@
  *
  * Usage:
  *   nlmeans_ref [options] in.pgm out.pgm
- *   nlmeans_ref [options] [-color joint|planes] [-yuv] in.ppm out.ppm
+ *   nlmeans_ref [options] [-color joint|planes|opponent] [-yuv] in.ppm out.ppm
  *   nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm
  *
  * This file is part of FFmpeg.
@@ -42,7 +42,7 @@ static void usage(void)
 {
     fprintf(stderr,
         "usage: nlmeans_ref [options] in.pgm out.pgm\n"
-        "       nlmeans_ref [options] [-color joint|planes] [-yuv] in.ppm out.ppm\n"
+        "       nlmeans_ref [options] [-color joint|planes|opponent] [-yuv] in.ppm out.ppm\n"
         "       nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm\n"
         "Binary PGM (P5) or PPM (P6) with maxval 255 or 65535; the output has\n"
         "the format and maxval of the input.\n"
@@ -59,7 +59,9 @@ static void usage(void)
         "  -ref K     index of the frame to denoise in -frames (middle)\n"
         "PPM only:\n"
         "  -color C   joint: one distance summed over the three channels;\n"
-        "             planes: each channel on its own         (joint)\n"
+        "             planes: each channel on its own;\n"
+        "             opponent: RGB as opponent channels, each on its own\n"
+        "             (with -yuv as planes)                   (joint)\n"
         "  -yuv       the channels are Y, U, V of a 4:4:4 frame, not R, G, B:\n"
         "             -csigma applies to U and V\n"
         "  -csigma S  noise of the chroma channels, -1: sigma (-1)\n");
@@ -136,13 +138,19 @@ static int parse_int(const char *opt, const char *arg, int min, int max)
     return (int)v;
 }
 
+enum Color {
+    COLOR_JOINT,
+    COLOR_PLANES,
+    COLOR_OPPONENT,
+};
+
 /*
  * Denoise the reference frame of the channel stacks 'frames' into 'dst':
- * the three channels together (joint), or each channel on its own with its
- * noise (csigma for the chroma of YUV frames).
+ * the three channels together (joint), as opponent colours (RGB), or each
+ * channel on its own with its noise (csigma for the chroma of YUV frames).
  */
 static void denoise(float *const *frames, int nb_ch, int nb_frames, int ref,
-                    int width, int height, int joint, int yuv,
+                    int width, int height, int color, int yuv,
                     const NLMeansModelParams *par, float *const *dst)
 {
     NLMeansModelParams pc = *par;
@@ -150,9 +158,14 @@ static void denoise(float *const *frames, int nb_ch, int nb_frames, int ref,
 
     if (!yuv)
         pc.csigma = -1.0f;
-    if (nb_ch == 3 && joint) {
+    if (nb_ch == 3 && color == COLOR_JOINT) {
         nlmeans_model_channels((const float *const *)frames, nb_ch, nb_frames,
                                ref, width, height, &pc, dst);
+        return;
+    }
+    if (nb_ch == 3 && color == COLOR_OPPONENT && !yuv) {
+        nlmeans_model_opponent((const float *const *)frames, nb_frames, ref,
+                               width, height, &pc, dst);
         return;
     }
     for (c = 0; c < nb_ch; c++) {
@@ -172,7 +185,7 @@ int main(int argc, char **argv)
     char *frame_list = NULL;
     char *names[MAX_FRAMES];
     PNMImage frames_img[MAX_FRAMES], out;
-    int nb_pos = 0, nb_frames = 0, ref = -1, joint = 1, yuv = 0;
+    int nb_pos = 0, nb_frames = 0, ref = -1, color = COLOR_JOINT, yuv = 0;
     float *frames[3], *dst[3];
     size_t n, i;
     int a, c, t, nb_ch;
@@ -220,9 +233,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(opt, "-color")) {
             const char *v = argv[++a];
             if (!strcmp(v, "joint"))
-                joint = 1;
+                color = COLOR_JOINT;
             else if (!strcmp(v, "planes"))
-                joint = 0;
+                color = COLOR_PLANES;
+            else if (!strcmp(v, "opponent"))
+                color = COLOR_OPPONENT;
             else
                 usage();
         } else if (!strcmp(opt, "-frames"))
@@ -306,7 +321,7 @@ int main(int argc, char **argv)
                                                      out.maxval);
     }
 
-    denoise(frames, nb_ch, nb_frames, ref, out.width, out.height, joint, yuv,
+    denoise(frames, nb_ch, nb_frames, ref, out.width, out.height, color, yuv,
             &par, dst);
 
     for (c = 0; c < nb_ch; c++)
