@@ -91,6 +91,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/nlmeans_quality.md
+	$(PYTHON) tests/quality/nlmeans_color_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/nlmeans_color_quality.md
 	$(PYTHON) tests/quality/bm3d_quality.py --ffmpeg $(FFMPEG) \
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
