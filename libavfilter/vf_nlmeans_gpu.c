@@ -144,8 +144,10 @@ static int colour_mode(AVFilterContext *avctx)
             return COLOR_PLANES;
     if (s->color == COLOR_OPPONENT)
         return l->is_rgb ? COLOR_OPPONENT : COLOR_PLANES;
-    if ((s->patch_size_uv && s->patch_size_uv != s->patch_size) ||
-        (s->research_size_uv && s->research_size_uv != s->research_size)) {
+    /* pc and rc apply to the chroma of YUV frames only */
+    if (!l->is_rgb &&
+        ((s->patch_size_uv && s->patch_size_uv != s->patch_size) ||
+         (s->research_size_uv && s->research_size_uv != s->research_size))) {
         av_log(avctx, AV_LOG_WARNING, "pc or rc differ from p and r: the "
                "channels are filtered one by one (color=planes).\n");
         return COLOR_PLANES;
