@@ -51,7 +51,7 @@ ffmpeg: overlay
 install: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) install
 
-$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h $(PNM_SRC)
+$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h tests/model/opponent.h $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
 
@@ -106,6 +106,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/nlmeans_quality.md
+	$(PYTHON) tests/quality/nlmeans_color_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/nlmeans_color_quality.md
 	$(PYTHON) tests/quality/bm3d_quality.py --ffmpeg $(FFMPEG) \
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \

@@ -522,54 +522,6 @@ __kernel void vbm3d_search(__global const float *frames,
     search_store(gdist, gpos, gy * nx + gx, positions, distances);
 }
 
-/* RGB to opponent channels Y, U, V, in place (doc/bm3d_gpu-algorithm.md),
- * in the planes starting 'offset' samples into p0, p1, p2. */
-__kernel void bm3d_opponent_forward(__global float *p0,
-                                    __global float *p1,
-                                    __global float *p2,
-                                    int width,
-                                    int height,
-                                    uint offset)
-{
-    int x = get_global_id(0);
-    int y = get_global_id(1);
-    uint i = offset + y * width + x;
-    float r, g, b;
-
-    if (x >= width || y >= height)
-        return;
-    r = p0[i];
-    g = p1[i];
-    b = p2[i];
-    p0[i] = ((r + g) + b) * (1.0f / 3.0f);
-    p1[i] = (r - b) * 0.5f;
-    p2[i] = ((r + b) - 2.0f * g) * 0.25f;
-}
-
-/* Opponent channels back to RGB, in place. */
-__kernel void bm3d_opponent_inverse(__global float *p0,
-                                    __global float *p1,
-                                    __global float *p2,
-                                    int width,
-                                    int height,
-                                    uint offset)
-{
-    int x = get_global_id(0);
-    int y = get_global_id(1);
-    uint i = offset + y * width + x;
-    float l, u, v, base;
-
-    if (x >= width || y >= height)
-        return;
-    l = p0[i];
-    u = p1[i];
-    v = p2[i];
-    base  = l + v * (2.0f / 3.0f);
-    p0[i] = base + u;
-    p1[i] = l - v * (4.0f / 3.0f);
-    p2[i] = base - u;
-}
-
 /* num / den of the fixed-point accumulators, per sample, of the planes
  * starting src_offset samples into num and den, into the plane starting
  * dst_offset samples into dst. */

@@ -106,3 +106,57 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
         v.y = denoise_quantise(plane1[y * width + x], container, shift);
     write_imagef(dst, (int2)(x, y), v);
 }
+
+/*
+ * RGB to opponent channels Y, U, V, in place: Y = (R + G + B) / 3,
+ * U = (R - B) / 2, V = (R + B - 2 G) / 4 (doc/bm3d_gpu-algorithm.md). The
+ * rows are orthogonal, so independent noise of variance sigma^2 in R, G
+ * and B becomes independent noise of variances sigma^2 / 3, sigma^2 / 2
+ * and 3 sigma^2 / 8. The planes start 'offset' samples into p0, p1, p2
+ * (a slot of rings of planes).
+ */
+__kernel void denoise_opponent_forward(__global float *p0,
+                                       __global float *p1,
+                                       __global float *p2,
+                                       int width,
+                                       int height,
+                                       uint offset)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    uint i = offset + y * width + x;
+    float r, g, b;
+
+    if (x >= width || y >= height)
+        return;
+    r = p0[i];
+    g = p1[i];
+    b = p2[i];
+    p0[i] = ((r + g) + b) * (1.0f / 3.0f);
+    p1[i] = (r - b) * 0.5f;
+    p2[i] = ((r + b) - 2.0f * g) * 0.25f;
+}
+
+/* Opponent channels back to RGB, in place. */
+__kernel void denoise_opponent_inverse(__global float *p0,
+                                       __global float *p1,
+                                       __global float *p2,
+                                       int width,
+                                       int height,
+                                       uint offset)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    uint i = offset + y * width + x;
+    float l, u, v, base;
+
+    if (x >= width || y >= height)
+        return;
+    l = p0[i];
+    u = p1[i];
+    v = p2[i];
+    base  = l + v * (2.0f / 3.0f);
+    p0[i] = base + u;
+    p1[i] = l - v * (4.0f / 3.0f);
+    p2[i] = base - u;
+}

@@ -22,26 +22,93 @@
  * Compile-time constant (prepended by the host):
  *   NB_NEIGHBORS  number of most similar patches kept per reference patch
  *
- * Built after patch_search.cl, whose tables it reads. Per reference patch
+ * Built after patch_search.cl, whose tables it reads. A frame has
+ * 'channels' channels (1, or 3 for joint colour), channel c starting
+ * c * channel_stride samples after channel 0; one search, and so one set of
+ * neighbours and weights, serves every channel. Per reference patch
  * r = gy * nx + gx, nlmeans_weights turns the distances into
- *   weights[r * NB + k]    normalised weights (0 for unused entries)
- *   flat_means[r]          mean of the group when it is flat, otherwise -1
+ *   weights[r * NB + k]          normalised weights (0 for unused entries)
+ *   flat_means[c * nx * ny + r]  mean of channel c of the group when it is
+ *                                flat (in all channels), otherwise NaN
+ *                                (samples may be negative: opponent
+ *                                colours)
  */
 
 #pragma OPENCL FP_CONTRACT OFF
 
+#define MAX_CHANNELS 3
+
+enum NLMeansKernel {
+    NLMEANS_KERNEL_EXP,
+    NLMEANS_KERNEL_BISQUARE,
+};
+
+static float nlmeans_channel_value(float4 v, int c)
+{
+    return c == 0 ? v.x : c == 1 ? v.y : v.z;
+}
+
+/*
+ * Weight of a neighbour whose squared distance per sample exceeds the noise
+ * bias by 'excess': 1 up to the bias, then exp(-excess / h^2), or the
+ * bisquare (1 - excess / h'^2)^2 down to 0 at h'^2; 'inv_scale' is 1 / h^2
+ * or 1 / h'^2.
+ */
+static float nlmeans_weight(float excess, float inv_scale, int kernel_type)
+{
+    float u;
+
+    if (!(excess > 0.0f))
+        return 1.0f;
+    u = excess * inv_scale;
+    if (kernel_type == NLMEANS_KERNEL_BISQUARE)
+        return u < 1.0f ? (1.0f - u) * (1.0f - u) : 0.0f;
+    return exp(-u);
+}
+
+/*
+ * Flat test of one channel of a group: the mean of its samples when their
+ * variance is at most 'threshold', otherwise NaN.
+ */
+static float nlmeans_flat_mean(__global const float *frames, const uint *pos,
+                               int count, int width, int patch, float threshold)
+{
+    float sum = 0.0f, var = 0.0f, mean;
+    float n = (float)(count * patch * patch);
+
+    for (int k = 0; k < count; k++)
+        for (int j = 0; j < patch; j++)
+            for (int i = 0; i < patch; i++)
+                sum += frames[pos[k] + j * width + i];
+    mean = sum / n;
+    for (int k = 0; k < count; k++) {
+        for (int j = 0; j < patch; j++) {
+            for (int i = 0; i < patch; i++) {
+                float d = frames[pos[k] + j * width + i] - mean;
+                var += d * d;
+            }
+        }
+    }
+    return var / n <= threshold ? mean : NAN;
+}
+
 /*
  * Weights and flat test of the group of each reference patch. 'weights'
- * holds the distances of patch_search on input, the weights on output.
+ * holds the distances of patch_search on input (summed over the channels),
+ * the weights on output. A negative threshold of channel 0 disables the
+ * flat test.
  */
 __kernel void nlmeans_weights(__global const float *frames,
+                              int channels,
+                              uint channel_stride,
                               int width,
                               int patch,
                               int nx,
                               int ny,
                               float bias,
-                              float inv_h2,
-                              float flat_threshold,
+                              float inv_scale,
+                              int kernel_type,
+                              float4 flat_thresholds,
                               __global const uint *positions,
                               __global float *weights,
                               __global float *flat_means)
@@ -51,10 +118,11 @@ __kernel void nlmeans_weights(__global const float *frames,
     int r  = gy * nx + gx;
     float dist[NB];
     uint pos[NB];
-    float inv_area = 1.0f / (float)(patch * patch);
+    float inv_area = 1.0f / (float)(channels * patch * patch);
     float w[NB];
     float wsum = 0.0f;
-    int count = 0;
+    float means[MAX_CHANNELS];
+    int count = 0, flat;
 
     if (gx >= nx || gy >= ny)
         return;
@@ -64,15 +132,13 @@ __kernel void nlmeans_weights(__global const float *frames,
         pos[k]  = positions[r * NB + k];
     }
 
-    /* exp(-(d^2 - 2 sigma^2)+ / h^2), d^2 per sample */
+    /* d^2 per sample, bias corrected */
 #pragma unroll
     for (int k = 0; k < NB; k++) {
-        float excess = dist[k] * inv_area - bias;
-
         if (dist[k] == INFINITY)
             w[k] = 0.0f;
         else
-            w[k] = excess > 0.0f ? exp(-excess * inv_h2) : 1.0f;
+            w[k] = nlmeans_weight(dist[k] * inv_area - bias, inv_scale, kernel_type);
         wsum  += w[k];
         count += dist[k] != INFINITY;
     }
@@ -80,38 +146,33 @@ __kernel void nlmeans_weights(__global const float *frames,
     for (int k = 0; k < NB; k++)
         weights[r * NB + k] = w[k] / wsum;
 
-    /* flat group: the variance of all its samples is at most beta sigma^2 */
-    flat_means[r] = -1.0f;
-    if (flat_threshold >= 0.0f) {
-        float sum = 0.0f, var = 0.0f, mean;
-        float n = (float)(count * patch * patch);
-
-        for (int k = 0; k < count; k++)
-            for (int j = 0; j < patch; j++)
-                for (int i = 0; i < patch; i++)
-                    sum += frames[pos[k] + j * width + i];
-        mean = sum / n;
-        for (int k = 0; k < count; k++) {
-            for (int j = 0; j < patch; j++) {
-                for (int i = 0; i < patch; i++) {
-                    float d = frames[pos[k] + j * width + i] - mean;
-                    var += d * d;
-                }
-            }
-        }
-        if (var / n <= flat_threshold)
-            flat_means[r] = mean;
+    /* flat group: in every channel, the variance of all its samples is at
+     * most beta sigma^2 (that channel's); each channel is then replaced by
+     * its mean */
+    flat = flat_thresholds.x >= 0.0f;
+    for (int c = 0; c < channels && flat; c++) {
+        means[c] = nlmeans_flat_mean(frames + c * channel_stride, pos, count,
+                                     width, patch,
+                                     nlmeans_channel_value(flat_thresholds, c));
+        flat = !isnan(means[c]);
     }
+    for (int c = 0; c < channels; c++)
+        flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
 }
 
 /*
  * One work-item per sample: the weighted mean of the estimates of every
  * reference patch that covers it, each weighted by a separable tent that is
  * largest at the patch centre. Every sum is taken in a fixed order, so the
- * result does not depend on scheduling (no atomics).
+ * result does not depend on scheduling (no atomics). Channel c goes to
+ * dst0, dst1 or dst2.
  */
 __kernel void nlmeans_aggregate(__global const float *frames,
-                                __global float *dst,
+                                int channels,
+                                uint channel_stride,
+                                __global float *dst0,
+                                __global float *dst1,
+                                __global float *dst2,
                                 int width,
                                 int height,
                                 int patch,
@@ -125,7 +186,8 @@ __kernel void nlmeans_aggregate(__global const float *frames,
     int x = get_global_id(0);
     int y = get_global_id(1);
     int gx, gy, gx0, gx1, gy0, gy1, k;
-    float num = 0.0f, den = 0.0f;
+    int nr = nx * ny;
+    float num[MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f }, den = 0.0f;
 
     if (x >= width || y >= height)
         return;
@@ -145,22 +207,39 @@ __kernel void nlmeans_aggregate(__global const float *frames,
         for (gx = gx0; gx <= gx1; gx++) {
             int dx = x - search_grid_pos(gx, step, width, patch);
             int r = gy * nx + gx;
-            float b, est;
+            float b, est[MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f };
+            int flat;
 
             if (dx < 0 || dx >= patch)
                 continue;
-            b   = wy * (float)min(dx + 1, patch - dx);
-            est = flat_means[r];
-            if (est < 0.0f) {
+            b = wy * (float)min(dx + 1, patch - dx);
+            /* a group is flat in all its channels or in none */
+            flat = !isnan(flat_means[r]);
+            if (!flat) {
                 int offset = dy * width + dx;
 
-                est = 0.0f;
-                for (k = 0; k < NB; k++)
-                    est += weights[r * NB + k] * frames[positions[r * NB + k] + offset];
+                for (k = 0; k < NB; k++) {
+                    float wk = weights[r * NB + k];
+                    uint  pk = positions[r * NB + k] + offset;
+#pragma unroll
+                    for (int c = 0; c < MAX_CHANNELS; c++)
+                        if (c < channels)
+                            est[c] += wk * frames[c * channel_stride + pk];
+                }
             }
-            num += b * est;
+#pragma unroll
+            for (int c = 0; c < MAX_CHANNELS; c++) {
+                if (c < channels) {
+                    float fm = flat_means[c * nr + r];
+                    num[c] += b * (flat ? fm : est[c]);
+                }
+            }
             den += b;
         }
     }
-    dst[y * width + x] = num / den;
+    dst0[y * width + x] = num[0] / den;
+    if (channels > 1) {
+        dst1[y * width + x] = num[1] / den;
+        dst2[y * width + x] = num[2] / den;
+    }
 }

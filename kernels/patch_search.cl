@@ -34,6 +34,11 @@
  * first_slot + 1, .. (modulo ring), scanned in that order, row by row, left
  * to right. The reference patch lies in plane ref_slot.
  *
+ * A frame may have 'channels' channels (1 to 3), each a ring of its own,
+ * channel c starting 'channel_stride' * c samples after the first; positions
+ * are those of channel 0. The distance of two patches is then the sum over
+ * the channels of their squared differences times channel_weights[c].
+ *
  * Output, one table per reference patch r = gy * nx + gx, sorted by
  * increasing distance, ties in scan order:
  *   positions[r * NB + k]  index of the k-th best patch in the frame stack
@@ -52,27 +57,42 @@ static int search_grid_pos(int g, int step, int size, int patch)
     return min(g * step, size - patch);
 }
 
+static float search_channel_weight(float4 weights, int c)
+{
+    return c == 0 ? weights.x : c == 1 ? weights.y : weights.z;
+}
+
 /*
  * Patch distances are sums of squared differences grouped the same way by
  * every kernel (and the golden model), so that they are bit-identical: in
- * each row, sums of 'block' consecutive squares, these summed along the row,
- * then the rows summed from top to bottom. 'block' divides the patch size
- * and the step.
+ * each row, sums of 'block' consecutive squares, each multiplied by the
+ * weight of its channel and added over the channels in order, these summed
+ * along the row, then the rows summed from top to bottom. 'block' divides
+ * the patch size and the step. With one channel of weight 1, the products
+ * are exact: the distance is the plain sum of squares.
  */
 static float search_distance(__global const float *a, __global const float *b,
-                              int width, int patch, int block, float limit)
+                             int width, int patch, int block, int channels,
+                             uint channel_stride, float4 channel_weights,
+                             float limit)
 {
     float ssd = 0.0f;
 
     for (int j = 0; j < patch && ssd < limit; j++) {
         float row = 0.0f;
         for (int k = 0; k < patch; k += block) {
-            float sum = 0.0f;
-            for (int i = k; i < k + block; i++) {
-                float d = a[j * width + i] - b[j * width + i];
-                sum += d * d;
+            float blocks = 0.0f;
+            for (int c = 0; c < channels; c++) {
+                __global const float *ac = a + c * channel_stride + j * width;
+                __global const float *bc = b + c * channel_stride + j * width;
+                float sum = 0.0f;
+                for (int i = k; i < k + block; i++) {
+                    float d = ac[i] - bc[i];
+                    sum += d * d;
+                }
+                blocks += search_channel_weight(channel_weights, c) * sum;
             }
-            row += sum;
+            row += blocks;
         }
         ssd += row;
     }
@@ -134,23 +154,26 @@ static void search_store(const float *dist, const uint *pos, int r,
  * patch_search_tiled.
  */
 __kernel void patch_search(__global const float *frames,
-                             int width,
-                             int height,
-                             int first_slot,
-                             int nb_frames,
-                             int ring,
-                             int ref_slot,
-                             int patch,
-                             int step,
-                             int block,
-                             int radius,
-                             int nx,
-                             int ny,
-                             int skip_nx,
-                             int skip_ny,
-                             int ref_first,
-                             __global uint *positions,
-                             __global float *distances)
+                           int channels,
+                           uint channel_stride,
+                           float4 channel_weights,
+                           int width,
+                           int height,
+                           int first_slot,
+                           int nb_frames,
+                           int ring,
+                           int ref_slot,
+                           int patch,
+                           int step,
+                           int block,
+                           int radius,
+                           int nx,
+                           int ny,
+                           int skip_nx,
+                           int skip_ny,
+                           int ref_first,
+                           __global uint *positions,
+                           __global float *distances)
 {
     int gx = get_global_id(0);
     int gy = get_global_id(1);
@@ -183,7 +206,8 @@ __kernel void patch_search(__global const float *frames,
                 if (ref_first && cpos == ref_pos)
                     continue;
                 d = search_distance(frames + ref_pos, frames + cpos, width,
-                                           patch, block, dist[NB - 1]);
+                                    patch, block, channels, channel_stride,
+                                    channel_weights, dist[NB - 1]);
                 if (d < dist[NB - 1])
                     search_insert(dist, pos, d, cpos);
             }
@@ -202,29 +226,34 @@ __kernel void patch_search(__global const float *frames,
  *
  * Local memory, in floats: ref_tile rw * rh, then block_sums
  * UNROLL * (rw / block) * rh, with rw = (TILE - 1) * step + patch and rh
- * likewise.
+ * likewise. ref_tile holds channel 0 only, so that the local memory does
+ * not grow with the channels; the reference samples of further channels
+ * are read from global memory.
  */
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void patch_search_tiled(__global const float *frames,
-                          int width,
-                          int height,
-                          int first_slot,
-                          int nb_frames,
-                          int ring,
-                          int ref_slot,
-                          int patch,
-                          int step,
-                          int block,
-                          int radius,
-                          int nx,
-                          int ny,
-                          int regular_nx,
-                          int regular_ny,
-                          int ref_first,
-                          __global uint *positions,
-                          __global float *distances,
-                          __local float *ref_tile,
-                          __local float *block_sums)
+                        int channels,
+                        uint channel_stride,
+                        float4 channel_weights,
+                        int width,
+                        int height,
+                        int first_slot,
+                        int nb_frames,
+                        int ring,
+                        int ref_slot,
+                        int patch,
+                        int step,
+                        int block,
+                        int radius,
+                        int nx,
+                        int ny,
+                        int regular_nx,
+                        int regular_ny,
+                        int ref_first,
+                        __global uint *positions,
+                        __global float *distances,
+                        __local float *ref_tile,
+                        __local float *block_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -270,25 +299,39 @@ void patch_search_tiled(__global const float *frames,
                 /* block sums of the region for offsets dx0 .. dx0 + UNROLL - 1,
                  * the work-group's items spread over all its work-items */
                 for (int bx = first_bx, ry = first_ry; ry < rh;) {
-                    __global const float *row = plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+                    int row_offset = clamp(y_base + ry + dy, 0, height - 1) * width;
+                    int ref_offset = min(y_base + ry, height - 1) * width;
                     __local const float *ref_row = ref_tile + ry * rw;
-                    float sum[UNROLL];
+                    float total[UNROLL];
+
+                    /* channel 0 from the reference tile, the others (joint
+                     * colour) straight from global memory */
+                    for (int c = 0; c < channels; c++) {
+                        __global const float *row   = plane + c * channel_stride + row_offset;
+                        __global const float *ref_c = ref_plane + c * channel_stride + ref_offset;
+                        float weight = search_channel_weight(channel_weights, c);
+                        float sum[UNROLL];
 
 #pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
-                        sum[u] = 0.0f;
-                    for (int i = 0; i < block; i++) {
-                        float r = ref_row[i * nbx + bx];
-                        int px  = x_base + bx * block + i + dx0;
+                        for (int u = 0; u < UNROLL; u++)
+                            sum[u] = 0.0f;
+                        for (int i = 0; i < block; i++) {
+                            int rx  = bx * block + i;
+                            float r = c ? ref_c[min(x_base + rx, width - 1)] : ref_row[i * nbx + bx];
+                            int px  = x_base + rx + dx0;
 #pragma unroll
-                        for (int u = 0; u < UNROLL; u++) {
-                            float d = r - row[clamp(px + u, 0, width - 1)];
-                            sum[u] += d * d;
+                            for (int u = 0; u < UNROLL; u++) {
+                                float d = r - row[clamp(px + u, 0, width - 1)];
+                                sum[u] += d * d;
+                            }
                         }
+#pragma unroll
+                        for (int u = 0; u < UNROLL; u++)
+                            total[u] = c ? total[u] + weight * sum[u] : weight * sum[u];
                     }
 #pragma unroll
                     for (int u = 0; u < UNROLL; u++)
-                        block_sums[(u * rh + ry) * nbx + bx] = sum[u];
+                        block_sums[(u * rh + ry) * nbx + bx] = total[u];
 
                     bx += stride_bx;
                     ry += stride_ry;

@@ -16,6 +16,7 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
+#include <math.h>
 #include <string.h>
 
 #include "libavutil/avassert.h"
@@ -216,6 +217,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search: %d.\n", cle);
     dn->kernel_search_tiled = clCreateKernel(ocf->program, "patch_search_tiled", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search_tiled: %d.\n", cle);
+    dn->kernel_opponent[0] = clCreateKernel(ocf->program, "denoise_opponent_forward", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_forward: %d.\n", cle);
+    dn->kernel_opponent[1] = clCreateKernel(ocf->program, "denoise_opponent_inverse", &cle);
+    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_inverse: %d.\n", cle);
     return 0;
 
 fail:
@@ -240,11 +245,15 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     CL_RELEASE_KERNEL(dn->kernel_store);
     CL_RELEASE_KERNEL(dn->kernel_search);
     CL_RELEASE_KERNEL(dn->kernel_search_tiled);
+    CL_RELEASE_KERNEL(dn->kernel_opponent[0]);
+    CL_RELEASE_KERNEL(dn->kernel_opponent[1]);
     CL_RELEASE_QUEUE(dn->queue);
     dn->kernel_load         = NULL;
     dn->kernel_store        = NULL;
     dn->kernel_search       = NULL;
     dn->kernel_search_tiled = NULL;
+    dn->kernel_opponent[0]  = NULL;
+    dn->kernel_opponent[1]  = NULL;
     dn->queue               = NULL;
 }
 
@@ -311,6 +320,33 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         }
     }
     return 0;
+}
+
+int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, int width, int height,
+                               int slot, int inverse)
+{
+    cl_kernel k = dn->kernel_opponent[!!inverse];
+    cl_uint offset = (cl_uint)slot * width * height;
+    cl_int cle;
+    int err = 0;
+
+    for (int c = 0; c < 3; c++) {
+        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
+    }
+    CL_SET_KERNEL_ARG(k, 3, cl_int,  &width);
+    CL_SET_KERNEL_ARG(k, 4, cl_int,  &height);
+    CL_SET_KERNEL_ARG(k, 5, cl_uint, &offset);
+    return ff_denoise_opencl_run(avctx, dn, k, width, height, 0, 0, 0);
+fail:
+    return err;
+}
+
+float ff_denoise_opponent_sigma(float sigma, int c)
+{
+    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+    return (float)((double)sigma * sqrt(gain[c]));
 }
 
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
@@ -501,31 +537,38 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 static int set_search_args(AVFilterContext *avctx, cl_kernel kernel,
                            const DenoiseSearch *ds, cl_mem frames,
+                           const DenoiseChannels *ch,
                            const DenoiseWindow *win, int ref_first,
                            int limit_nx, int limit_ny, cl_mem positions,
                            cl_mem distances)
 {
+    cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
+    cl_uint stride = ch->stride;
     cl_int cle;
     int err = 0;
 
-    CL_SET_KERNEL_ARG(kernel,  0, cl_mem, &frames);
-    CL_SET_KERNEL_ARG(kernel,  1, cl_int, &ds->width);
-    CL_SET_KERNEL_ARG(kernel,  2, cl_int, &ds->height);
-    CL_SET_KERNEL_ARG(kernel,  3, cl_int, &win->first_slot);
-    CL_SET_KERNEL_ARG(kernel,  4, cl_int, &win->nb_frames);
-    CL_SET_KERNEL_ARG(kernel,  5, cl_int, &win->ring);
-    CL_SET_KERNEL_ARG(kernel,  6, cl_int, &win->ref_slot);
-    CL_SET_KERNEL_ARG(kernel,  7, cl_int, &ds->patch);
-    CL_SET_KERNEL_ARG(kernel,  8, cl_int, &ds->step);
-    CL_SET_KERNEL_ARG(kernel,  9, cl_int, &ds->block);
-    CL_SET_KERNEL_ARG(kernel, 10, cl_int, &ds->radius);
-    CL_SET_KERNEL_ARG(kernel, 11, cl_int, &ds->nx);
-    CL_SET_KERNEL_ARG(kernel, 12, cl_int, &ds->ny);
-    CL_SET_KERNEL_ARG(kernel, 13, cl_int, &limit_nx);
-    CL_SET_KERNEL_ARG(kernel, 14, cl_int, &limit_ny);
-    CL_SET_KERNEL_ARG(kernel, 15, cl_int, &ref_first);
-    CL_SET_KERNEL_ARG(kernel, 16, cl_mem, &positions);
-    CL_SET_KERNEL_ARG(kernel, 17, cl_mem, &distances);
+    av_assert0(ch->nb >= 1 && ch->nb <= DENOISE_MAX_CHANNELS);
+    CL_SET_KERNEL_ARG(kernel,  0, cl_mem,    &frames);
+    CL_SET_KERNEL_ARG(kernel,  1, cl_int,    &ch->nb);
+    CL_SET_KERNEL_ARG(kernel,  2, cl_uint,   &stride);
+    CL_SET_KERNEL_ARG(kernel,  3, cl_float4, &weights);
+    CL_SET_KERNEL_ARG(kernel,  4, cl_int,    &ds->width);
+    CL_SET_KERNEL_ARG(kernel,  5, cl_int,    &ds->height);
+    CL_SET_KERNEL_ARG(kernel,  6, cl_int,    &win->first_slot);
+    CL_SET_KERNEL_ARG(kernel,  7, cl_int,    &win->nb_frames);
+    CL_SET_KERNEL_ARG(kernel,  8, cl_int,    &win->ring);
+    CL_SET_KERNEL_ARG(kernel,  9, cl_int,    &win->ref_slot);
+    CL_SET_KERNEL_ARG(kernel, 10, cl_int,    &ds->patch);
+    CL_SET_KERNEL_ARG(kernel, 11, cl_int,    &ds->step);
+    CL_SET_KERNEL_ARG(kernel, 12, cl_int,    &ds->block);
+    CL_SET_KERNEL_ARG(kernel, 13, cl_int,    &ds->radius);
+    CL_SET_KERNEL_ARG(kernel, 14, cl_int,    &ds->nx);
+    CL_SET_KERNEL_ARG(kernel, 15, cl_int,    &ds->ny);
+    CL_SET_KERNEL_ARG(kernel, 16, cl_int,    &limit_nx);
+    CL_SET_KERNEL_ARG(kernel, 17, cl_int,    &limit_ny);
+    CL_SET_KERNEL_ARG(kernel, 18, cl_int,    &ref_first);
+    CL_SET_KERNEL_ARG(kernel, 19, cl_mem,    &positions);
+    CL_SET_KERNEL_ARG(kernel, 20, cl_mem,    &distances);
 fail:
     return err;
 }
@@ -535,10 +578,13 @@ fail:
  * per-patch kernel for the rest (the last row and column of the grid, moved
  * to the frame's edge).
  */
-int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          const DenoiseSearch *ds, cl_mem frames,
-                          const DenoiseWindow *win, int ref_first,
-                          cl_mem positions, cl_mem distances, int stage)
+int ff_denoise_search_run_channels(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn,
+                                   const DenoiseSearch *ds, cl_mem frames,
+                                   const DenoiseChannels *ch,
+                                   const DenoiseWindow *win, int ref_first,
+                                   cl_mem positions, cl_mem distances,
+                                   int stage)
 {
     cl_int cle;
     int err, skip_nx = 0, skip_ny = 0;
@@ -546,13 +592,13 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (ds->tiled) {
         cl_kernel k = dn->kernel_search_tiled;
 
-        err = set_search_args(avctx, k, ds, frames, win, ref_first,
+        err = set_search_args(avctx, k, ds, frames, ch, win, ref_first,
                               ds->regular_nx, ds->regular_ny, positions,
                               distances);
         if (err < 0)
             return err;
         for (int i = 0; i < 2; i++) {
-            cle = clSetKernelArg(k, 18 + i, ds->tile_local[i], NULL);
+            cle = clSetKernelArg(k, 21 + i, ds->tile_local[i], NULL);
             CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
         }
         err = ff_denoise_opencl_run(avctx, dn, k, ds->regular_nx, ds->regular_ny,
@@ -564,7 +610,7 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (skip_nx == ds->nx && skip_ny == ds->ny)
             return 0;
     }
-    err = set_search_args(avctx, dn->kernel_search, ds, frames, win,
+    err = set_search_args(avctx, dn->kernel_search, ds, frames, ch, win,
                           ref_first, skip_nx, skip_ny, positions, distances);
     if (err < 0)
         return err;
@@ -572,6 +618,17 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                  0, 0, stage);
 fail:
     return err;
+}
+
+int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          const DenoiseSearch *ds, cl_mem frames,
+                          const DenoiseWindow *win, int ref_first,
+                          cl_mem positions, cl_mem distances, int stage)
+{
+    return ff_denoise_search_run_channels(avctx, dn, ds, frames,
+                                          &DENOISE_CHANNELS_SINGLE, win,
+                                          ref_first, positions, distances,
+                                          stage);
 }
 
 int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,

@@ -130,6 +130,22 @@ typedef struct DenoiseFrameQueue {
     enum AVPixelFormat sw_format;
 } DenoiseFrameQueue;
 
+#define DENOISE_MAX_CHANNELS 3
+
+/**
+ * The channels a patch distance is summed over (joint colour): nb planes
+ * (or rings of planes) of the same size, 'stride' samples apart in one
+ * buffer, the squared differences of channel c multiplied by weight[c].
+ */
+typedef struct DenoiseChannels {
+    int nb;
+    unsigned stride;
+    float weight[DENOISE_MAX_CHANNELS];
+} DenoiseChannels;
+
+/** One channel: the distance is the plain sum of squared differences. */
+#define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f } })
+
 /** Shared state of a denoiser: kernels of the common program part. */
 typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
@@ -137,6 +153,7 @@ typedef struct DenoiseOpenCLContext {
     cl_kernel kernel_store;
     cl_kernel kernel_search;
     cl_kernel kernel_search_tiled;
+    cl_kernel kernel_opponent[2];             ///< forward, inverse
     int initialised;                          ///< the filter's init succeeded
     int profile;                              ///< collect kernel times
     const char *stage_names[DENOISE_MAX_STAGES];
@@ -233,6 +250,18 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           cl_mem positions, cl_mem distances, int stage);
 
 /**
+ * Like ff_denoise_search_run(), with distances summed over the channels
+ * 'ch' of the frames (channel 0 at the start of 'frames').
+ */
+int ff_denoise_search_run_channels(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn,
+                                   const DenoiseSearch *ds, cl_mem frames,
+                                   const DenoiseChannels *ch,
+                                   const DenoiseWindow *win, int ref_first,
+                                   cl_mem positions, cl_mem distances,
+                                   int stage);
+
+/**
  * The filter_frame of the denoisers: on the first frame init(); then either
  * a copy of the frame (timeline disabled) or denoise(), which fills the
  * float planes of the components it sets in *mask, and the store of those
@@ -265,6 +294,18 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
 
 /** Free the frames still queued. */
 void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn);
+
+/**
+ * Enqueue the conversion of three planes of width x height, in place, from
+ * R, G, B to the opponent channels (inverse = 0) or back (inverse = 1); the
+ * planes are slot 'slot' of three rings of planes.
+ */
+int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, int width, int height,
+                               int slot, int inverse);
+
+/** The noise of opponent channel c of RGB planes of noise sigma. */
+float ff_denoise_opponent_sigma(float sigma, int c);
 
 /** Wait for the queue; log the frame's stage times when profiling. */
 int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);

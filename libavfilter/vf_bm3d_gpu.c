@@ -127,7 +127,6 @@ typedef struct BM3DGPUContext {
     DenoiseSearch search[DENOISE_MAX_COMPONENTS][2];
     cl_kernel kernel_filter[2];     ///< hard threshold, Wiener
     cl_kernel kernel_normalise;
-    cl_kernel kernel_opponent[2];   ///< forward, inverse
     cl_kernel kernel_search_video;  ///< predictive search
     int joint;                      ///< group the three channels together
     int64_t next_basic;             ///< next frame of the first step
@@ -167,10 +166,8 @@ static int use_joint_grouping(const BM3DGPUContext *s)
  * jointly the opponent channel's. */
 static float channel_sigma(const BM3DGPUContext *s, int c)
 {
-    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
-
     if (s->layout.is_rgb)
-        return s->joint ? (float)((double)s->sigma * sqrt(gain[c])) : s->sigma;
+        return s->joint ? ff_denoise_opponent_sigma(s->sigma, c) : s->sigma;
     return (c == 1 || c == 2) && s->csigma >= 0 ? s->csigma : s->sigma;
 }
 
@@ -462,10 +459,6 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_wiener: %d.\n", cle);
     s->kernel_normalise = clCreateKernel(s->ocf.program, "bm3d_normalise", &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_normalise: %d.\n", cle);
-    s->kernel_opponent[0] = clCreateKernel(s->ocf.program, "bm3d_opponent_forward", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_forward: %d.\n", cle);
-    s->kernel_opponent[1] = clCreateKernel(s->ocf.program, "bm3d_opponent_inverse", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_opponent_inverse: %d.\n", cle);
     if (s->video) {
         s->kernel_search_video = clCreateKernel(s->ocf.program, "vbm3d_search", &cle);
         CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel vbm3d_search: %d.\n", cle);
@@ -638,30 +631,6 @@ fail:
     return err;
 }
 
-/* RGB to opponent channels (direction 0) or back (1), in place, in slot
- * 'slot' of the rings 'planes'. */
-static int opponent(AVFilterContext *avctx, cl_mem *planes, int direction,
-                    int slot)
-{
-    BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[0];
-    cl_uint offset = slot * comp->width * comp->height;
-    cl_kernel k = s->kernel_opponent[direction];
-    cl_int cle;
-    int err = 0;
-
-    for (int c = 0; c < 3; c++) {
-        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
-    }
-    CL_SET_KERNEL_ARG(k, 3, cl_int,  &comp->width);
-    CL_SET_KERNEL_ARG(k, 4, cl_int,  &comp->height);
-    CL_SET_KERNEL_ARG(k, 5, cl_uint, &offset);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
-                                 0, 0, STAGE_IO);
-fail:
-    return err;
-}
-
 /* The components grouped together from component c: the three channels
  * with joint grouping, else c alone (0 when c is not filtered). */
 static int group_members(const BM3DGPUContext *s, int c)
@@ -732,7 +701,9 @@ static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
         *mask |= 1 << c;
     }
     if (s->joint && s->layout.is_rgb)
-        return opponent(avctx, s->dst, 1, 0);
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst,
+                                          s->layout.comp[0].width,
+                                          s->layout.comp[0].height, 0, 1);
     return 0;
 }
 
@@ -788,7 +759,9 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
             return err;
     }
     if (s->joint && s->layout.is_rgb)
-        return opponent(avctx, s->src, 0, slot);
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->src,
+                                          s->layout.comp[0].width,
+                                          s->layout.comp[0].height, slot, 0);
     return 0;
 }
 
@@ -835,8 +808,6 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_filter[0]);
     CL_RELEASE_KERNEL(s->kernel_filter[1]);
     CL_RELEASE_KERNEL(s->kernel_normalise);
-    CL_RELEASE_KERNEL(s->kernel_opponent[0]);
-    CL_RELEASE_KERNEL(s->kernel_opponent[1]);
     CL_RELEASE_KERNEL(s->kernel_search_video);
     for (int i = 0; i < 2; i++) {
         CL_RELEASE_MEMORY(s->fwd[i]);

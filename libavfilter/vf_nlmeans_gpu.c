@@ -22,7 +22,13 @@
  * T. Ehret, "GPU acceleration of NL-means, BM3D and VBM3D", J. Real-Time
  * Image Processing, 2020: the n most similar patches of a search window,
  * bias-corrected weights, flat groups replaced by their mean, and patch-wise
- * aggregation with tent weights on a grid of step s.
+ * aggregation with tent weights on a grid of step s. Colour as B. Goossens
+ * et al., "A GPU-accelerated real-time NLMeans algorithm for denoising
+ * color video sequences", 2010: on 4:4:4 and RGB frames one patch distance
+ * summed over the three channels, each normalised by its noise variance,
+ * so that one set of weights serves all three; and their bisquare
+ * weighting kernel as an alternative to the exponential one. RGB frames
+ * may instead be turned into opponent colours, each filtered on its own.
  */
 
 #include "libavutil/bprint.h"
@@ -45,6 +51,31 @@ enum NLMeansStage {
     STAGE_AGGREGATE,
 };
 
+enum NLMeansColor {
+    COLOR_JOINT,
+    COLOR_PLANES,
+    COLOR_OPPONENT,
+};
+
+/* as enum NLMeansKernel of nlmeans_gpu.cl */
+enum NLMeansKernel {
+    KERNEL_EXP,
+    KERNEL_BISQUARE,
+};
+
+/*
+ * h'^2 / h^2 of the bisquare kernel: (1 - x / h'^2)^2 then has the same
+ * integral over the excess distance x as exp(-x / h^2), h'^2 / 3 = h^2.
+ */
+#define BISQUARE_SCALE 3.0f
+
+/*
+ * Noise variance added to every channel's when the channels of a joint
+ * distance are weighted: that of rounding to 8 bits, so that a channel
+ * without noise does not get an infinite weight.
+ */
+#define ROUNDING_VARIANCE (1.0f / 12.0f)
+
 typedef struct NLMeansGPUContext {
     OpenCLFilterContext ocf;
     DenoiseOpenCLContext dn;
@@ -61,9 +92,12 @@ typedef struct NLMeansGPUContext {
     int   nb_neighbors;
     int   planes;
     float flat;
+    int   color;
+    int   kernel_type;
     int   search_mode;
 
     DenoiseLayout layout;
+    int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_weights;
     cl_kernel kernel_aggregate;
@@ -72,6 +106,7 @@ typedef struct NLMeansGPUContext {
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem weights[DENOISE_MAX_COMPONENTS];
     cl_mem flat_means[DENOISE_MAX_COMPONENTS];
+    cl_mem stack;               ///< the three channels, one after the other
 } NLMeansGPUContext;
 
 static int component_selected(const NLMeansGPUContext *s, int c)
@@ -82,6 +117,67 @@ static int component_selected(const NLMeansGPUContext *s, int c)
 static int is_chroma(const NLMeansGPUContext *s, int c)
 {
     return !s->layout.is_rgb && (c == 1 || c == 2);
+}
+
+static float component_sigma(const NLMeansGPUContext *s, int c)
+{
+    if (s->mode == COLOR_OPPONENT)
+        return ff_denoise_opponent_sigma(s->sigma, c);
+    return is_chroma(s, c) && s->csigma >= 0 ? s->csigma : s->sigma;
+}
+
+/*
+ * How the channels of these frames are filtered: joint colour needs three
+ * filtered components of the same size (4:4:4 or RGB), searched with the
+ * same patch size and window; opponent colours need RGB frames.
+ */
+static int colour_mode(AVFilterContext *avctx)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseLayout *l = &s->layout;
+
+    if (s->color == COLOR_PLANES || l->nb_components < 3)
+        return COLOR_PLANES;
+    for (int c = 0; c < 3; c++)
+        if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
+            l->comp[c].height != l->comp[0].height)
+            return COLOR_PLANES;
+    if (s->color == COLOR_OPPONENT)
+        return l->is_rgb ? COLOR_OPPONENT : COLOR_PLANES;
+    /* pc and rc apply to the chroma of YUV frames only */
+    if (!l->is_rgb &&
+        ((s->patch_size_uv && s->patch_size_uv != s->patch_size) ||
+         (s->research_size_uv && s->research_size_uv != s->research_size))) {
+        av_log(avctx, AV_LOG_WARNING, "pc or rc differ from p and r: the "
+               "channels are filtered one by one (color=planes).\n");
+        return COLOR_PLANES;
+    }
+    return COLOR_JOINT;
+}
+
+/*
+ * The channels searched together for component c: the three with joint
+ * colour (from component 0, none for components 1 and 2), otherwise c
+ * alone. The squared differences of channel i are divided by its noise
+ * variance and multiplied by that of channel 0, so that the distance keeps
+ * the scale of channel 0's noise, which the weights assume.
+ */
+static void search_channels(const NLMeansGPUContext *s, int c,
+                            DenoiseChannels *ch)
+{
+    const DenoiseComponent *comp = &s->layout.comp[c];
+    float sigma0 = component_sigma(s, c);
+
+    *ch = DENOISE_CHANNELS_SINGLE;
+    if (s->mode != COLOR_JOINT)
+        return;
+    ch->nb     = c ? 0 : 3;
+    ch->stride = comp->width * comp->height;
+    for (int i = 0; i < ch->nb; i++) {
+        float sigma = component_sigma(s, i);
+        ch->weight[i] = (sigma0 * sigma0 + ROUNDING_VARIANCE) /
+                        (sigma  * sigma  + ROUNDING_VARIANCE);
+    }
 }
 
 static void set_plane_params(AVFilterContext *avctx, int c)
@@ -108,15 +204,26 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c)
     const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs    = (size_t)ds->nx * ds->ny;
+    DenoiseChannels ch;
 
-    s->src[c]        = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
-    s->dst[c]        = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->src[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    if (!s->src[c] || !s->dst[c])
+        return AVERROR(ENOMEM);
+
+    search_channels(s, c, &ch);
+    if (!ch.nb)
+        return 0;
     s->positions[c]  = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_uint));
     s->weights[c]    = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_float));
-    s->flat_means[c] = ff_denoise_opencl_alloc(avctx, refs * sizeof(cl_float));
-    if (!s->src[c] || !s->dst[c] || !s->positions[c] || !s->weights[c] ||
-        !s->flat_means[c])
+    s->flat_means[c] = ff_denoise_opencl_alloc(avctx, ch.nb * refs * sizeof(cl_float));
+    if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
+    if (ch.nb > 1) {
+        s->stack = ff_denoise_opencl_alloc(avctx, ch.nb * samples * sizeof(cl_float));
+        if (!s->stack)
+            return AVERROR(ENOMEM);
+    }
     return 0;
 }
 
@@ -133,8 +240,13 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
                                        frame->height, &s->layout);
     if (err < 0)
         return err;
-    /* neighbour positions are 32-bit sample indices */
-    if ((uint64_t)frame->width * frame->height > UINT32_MAX) {
+    s->mode = colour_mode(avctx);
+    av_log(avctx, AV_LOG_VERBOSE, "%s.\n",
+           s->mode == COLOR_JOINT    ? "Joint colour: one search on the three channels" :
+           s->mode == COLOR_OPPONENT ? "Opponent colours, each filtered on its own" :
+                                       "Each plane on its own");
+    /* neighbour positions and the channels' samples are 32-bit indices */
+    if ((uint64_t)frame->width * frame->height * (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
         av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large.\n",
                frame->width, frame->height);
         return AVERROR(EINVAL);
@@ -175,89 +287,194 @@ fail:
     return err;
 }
 
-/* Weights and flat test of every group, from the search's distances. */
-static int compute_weights(AVFilterContext *avctx, int c)
+/*
+ * Weights and flat test of every group of component c, from the search's
+ * distances, over the channels 'ch' of 'frames'.
+ */
+static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
+                           const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c];
     cl_kernel k  = s->kernel_weights;
-    float sigma  = is_chroma(s, c) && s->csigma >= 0 ? s->csigma : s->sigma;
+    cl_uint stride = ch->stride;
+    float sigma  = component_sigma(s, c);
     float h      = s->h > 0 ? s->h : sigma;
     float bias   = 2.0f * sigma * sigma;
-    float inv_h2 = h > 0 ? 1.0f / (h * h) : INFINITY;
-    float flat   = s->flat > 0 ? s->flat * sigma * sigma : -1.0f;
+    float scale  = s->kernel_type == KERNEL_BISQUARE ? BISQUARE_SCALE * h * h : h * h;
+    float inv_scale = scale > 0 ? 1.0f / scale : INFINITY;
+    cl_float4 flat = { .s = { -1.0f, -1.0f, -1.0f, -1.0f } };
     cl_int cle;
     int err = 0;
 
-    CL_SET_KERNEL_ARG(k,  0, cl_mem,   &s->src[c]);
-    CL_SET_KERNEL_ARG(k,  1, cl_int,   &ds->width);
-    CL_SET_KERNEL_ARG(k,  2, cl_int,   &ds->patch);
-    CL_SET_KERNEL_ARG(k,  3, cl_int,   &ds->nx);
-    CL_SET_KERNEL_ARG(k,  4, cl_int,   &ds->ny);
-    CL_SET_KERNEL_ARG(k,  5, cl_float, &bias);
-    CL_SET_KERNEL_ARG(k,  6, cl_float, &inv_h2);
-    CL_SET_KERNEL_ARG(k,  7, cl_float, &flat);
-    CL_SET_KERNEL_ARG(k,  8, cl_mem,   &s->positions[c]);
-    CL_SET_KERNEL_ARG(k,  9, cl_mem,   &s->weights[c]);
-    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->flat_means[c]);
+    for (int i = 0; i < ch->nb && s->flat > 0; i++) {
+        float sigma_i = component_sigma(s, c + i);
+        flat.s[i] = s->flat * sigma_i * sigma_i;
+    }
+    CL_SET_KERNEL_ARG(k,  0, cl_mem,    &frames);
+    CL_SET_KERNEL_ARG(k,  1, cl_int,    &ch->nb);
+    CL_SET_KERNEL_ARG(k,  2, cl_uint,   &stride);
+    CL_SET_KERNEL_ARG(k,  3, cl_int,    &ds->width);
+    CL_SET_KERNEL_ARG(k,  4, cl_int,    &ds->patch);
+    CL_SET_KERNEL_ARG(k,  5, cl_int,    &ds->nx);
+    CL_SET_KERNEL_ARG(k,  6, cl_int,    &ds->ny);
+    CL_SET_KERNEL_ARG(k,  7, cl_float,  &bias);
+    CL_SET_KERNEL_ARG(k,  8, cl_float,  &inv_scale);
+    CL_SET_KERNEL_ARG(k,  9, cl_int,    &s->kernel_type);
+    CL_SET_KERNEL_ARG(k, 10, cl_float4, &flat);
+    CL_SET_KERNEL_ARG(k, 11, cl_mem,    &s->positions[c]);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,    &s->weights[c]);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,    &s->flat_means[c]);
     return ff_denoise_opencl_run(avctx, &s->dn, k, ds->nx, ds->ny, 0, 0,
                                  STAGE_WEIGHTS);
 fail:
     return err;
 }
 
-static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c)
+/* The estimates of the groups of component c, channel i into component c + i. */
+static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
+                     const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
+    cl_kernel k = s->kernel_aggregate;
+    cl_uint stride = ch->stride;
     cl_int cle;
-    int err;
+    int err = 0;
 
-    err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c], 0);
-    if (err < 0)
-        return err;
-
-    err = ff_denoise_search_run(avctx, &s->dn, ds, s->src[c],
-                                &DENOISE_WINDOW_SINGLE, 0, s->positions[c],
-                                s->weights[c], STAGE_SEARCH);
-    if (err < 0)
-        return err;
-    err = compute_weights(avctx, c);
-    if (err < 0)
-        return err;
-
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  0, cl_mem, &s->src[c]);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  1, cl_mem, &s->dst[c]);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  2, cl_int, &comp->width);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  3, cl_int, &comp->height);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  4, cl_int, &ds->patch);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  5, cl_int, &ds->step);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  6, cl_int, &ds->nx);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  7, cl_int, &ds->ny);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  8, cl_mem, &s->positions[c]);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate,  9, cl_mem, &s->weights[c]);
-    CL_SET_KERNEL_ARG(s->kernel_aggregate, 10, cl_mem, &s->flat_means[c]);
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_aggregate,
-                                 comp->width, comp->height, 0, 0, STAGE_AGGREGATE);
+    CL_SET_KERNEL_ARG(k,  0, cl_mem,  &frames);
+    CL_SET_KERNEL_ARG(k,  1, cl_int,  &ch->nb);
+    CL_SET_KERNEL_ARG(k,  2, cl_uint, &stride);
+    /* an unused destination still needs a valid buffer */
+    for (int i = 0; i < DENOISE_MAX_CHANNELS; i++) {
+        CL_SET_KERNEL_ARG(k, 3 + i, cl_mem, &s->dst[i < ch->nb ? c + i : c]);
+    }
+    CL_SET_KERNEL_ARG(k,  6, cl_int,  &comp->width);
+    CL_SET_KERNEL_ARG(k,  7, cl_int,  &comp->height);
+    CL_SET_KERNEL_ARG(k,  8, cl_int,  &ds->patch);
+    CL_SET_KERNEL_ARG(k,  9, cl_int,  &ds->step);
+    CL_SET_KERNEL_ARG(k, 10, cl_int,  &ds->nx);
+    CL_SET_KERNEL_ARG(k, 11, cl_int,  &ds->ny);
+    CL_SET_KERNEL_ARG(k, 12, cl_mem,  &s->positions[c]);
+    CL_SET_KERNEL_ARG(k, 13, cl_mem,  &s->weights[c]);
+    CL_SET_KERNEL_ARG(k, 14, cl_mem,  &s->flat_means[c]);
+    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
+                                 0, 0, STAGE_AGGREGATE);
 fail:
     return err;
 }
 
-/* Every selected component, each on its own. */
-static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+/* Copy the loaded planes of components c .. c + nb - 1 one after the other
+ * into the stack that the joint search reads. */
+static int stack_channels(AVFilterContext *avctx, int c, const DenoiseChannels *ch)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    size_t size = (size_t)ch->stride * sizeof(cl_float);
+
+    for (int i = 0; i < ch->nb; i++) {
+        cl_int cle = clEnqueueCopyBuffer(s->dn.queue, s->src[c + i], s->stack,
+                                         0, i * size, size, 0, NULL, NULL);
+        if (cle != CL_SUCCESS) {
+            av_log(avctx, AV_LOG_ERROR, "Failed to stack channel %d: %d.\n", i, cle);
+            return AVERROR(EIO);
+        }
+    }
+    return 0;
+}
+
+/*
+ * Search, weights and aggregation of the loaded component c, or with joint
+ * colour of the three channels from c = 0.
+ */
+static int filter_component(AVFilterContext *avctx, int c,
+                            const DenoiseChannels *ch)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    cl_mem frames = ch->nb > 1 ? s->stack : s->src[c];
+    int err;
+
+    if (ch->nb > 1 && (err = stack_channels(avctx, c, ch)) < 0)
+        return err;
+
+    err = ff_denoise_search_run_channels(avctx, &s->dn, &s->search[c], frames,
+                                         ch, &DENOISE_WINDOW_SINGLE, 0,
+                                         s->positions[c], s->weights[c],
+                                         STAGE_SEARCH);
+    if (err < 0)
+        return err;
+    err = compute_weights(avctx, c, frames, ch);
+    if (err < 0)
+        return err;
+    return aggregate(avctx, c, frames, ch);
+}
+
+/* Component c, or with joint colour the three channels from c = 0. */
+static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c,
+                             const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        int err;
-
-        if (!component_selected(s, c))
-            continue;
-        err = denoise_component(avctx, in, c);
+    for (int i = 0; i < ch->nb; i++) {
+        int err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c + i,
+                                         s->src[c + i], 0);
         if (err < 0)
             return err;
-        *mask |= 1 << c;
+    }
+    return filter_component(avctx, c, ch);
+}
+
+/* The three channels of an RGB frame as opponent colours, each filtered on
+ * its own with its own noise, then back to RGB. */
+static int denoise_opponent(AVFilterContext *avctx, const AVFrame *in)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->layout.comp[0];
+    int err;
+
+    for (int c = 0; c < 3; c++) {
+        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c], 0);
+        if (err < 0)
+            return err;
+    }
+    err = ff_denoise_opencl_opponent(avctx, &s->dn, s->src, comp->width,
+                                     comp->height, 0, 0);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < 3; c++) {
+        err = filter_component(avctx, c, &DENOISE_CHANNELS_SINGLE);
+        if (err < 0)
+            return err;
+    }
+    return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst, comp->width,
+                                      comp->height, 0, 1);
+}
+
+/* Every selected component, each on its own or, with joint colour, the
+ * first three together; or the three opponent channels of an RGB frame. */
+static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    int c = 0;
+
+    if (s->mode == COLOR_OPPONENT) {
+        int err = denoise_opponent(avctx, in);
+        if (err < 0)
+            return err;
+        *mask = 7;
+        c     = 3;
+    }
+    for (; c < s->layout.nb_components; c++) {
+        DenoiseChannels ch;
+        int err;
+
+        search_channels(s, c, &ch);
+        if (!component_selected(s, c) || !ch.nb)
+            continue;
+        err = denoise_component(avctx, in, c, &ch);
+        if (err < 0)
+            return err;
+        *mask |= ((1 << ch.nb) - 1) << c;
     }
     return 0;
 }
@@ -306,6 +523,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
         CL_RELEASE_MEMORY(s->weights[c]);
         CL_RELEASE_MEMORY(s->flat_means[c]);
     }
+    CL_RELEASE_MEMORY(s->stack);
     ff_opencl_filter_uninit(avctx);
 }
 
@@ -335,6 +553,15 @@ static const AVOption nlmeans_gpu_options[] = {
       OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },
     { "flat", "flat-group threshold, in units of sigma^2 (0: disabled)",
       OFFSET(flat), AV_OPT_TYPE_FLOAT, { .dbl = 1.05 }, 0.0, 10.0, RFLAGS },
+    { "color", "filtering of the channels of 4:4:4 and RGB frames",
+      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_OPPONENT, FLAGS, .unit = "color" },
+        { "joint",    "one distance summed over the three channels, one set of weights for all three", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },    0, 0, FLAGS, .unit = "color" },
+        { "planes",   "each plane searched and weighted on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES },   0, 0, FLAGS, .unit = "color" },
+        { "opponent", "RGB turned into opponent colours, each filtered on its own (YUV: as planes)", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_OPPONENT }, 0, 0, FLAGS, .unit = "color" },
+    { "kernel", "weighting kernel of the patch distances",
+      OFFSET(kernel_type), AV_OPT_TYPE_INT, { .i64 = KERNEL_EXP }, KERNEL_EXP, KERNEL_BISQUARE, RFLAGS, .unit = "kernel" },
+        { "exp",      "exp(-max(d^2 - 2 sigma^2, 0) / h^2)", 0, AV_OPT_TYPE_CONST, { .i64 = KERNEL_EXP },      0, 0, RFLAGS, .unit = "kernel" },
+        { "bisquare", "(1 - max(d^2 - 2 sigma^2, 0) / (3 h^2))^2, 0 beyond", 0, AV_OPT_TYPE_CONST, { .i64 = KERNEL_BISQUARE }, 0, 0, RFLAGS, .unit = "kernel" },
     { "search", "patch search kernel",
       OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
         { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },

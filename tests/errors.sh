@@ -96,6 +96,8 @@ expect_error "n=33"        "n.*out of range"                  nlm "n=33"
 expect_error "planes=16"   "planes.*out of range"             nlm "planes=16"
 expect_error "flat<0"      "flat.*out of range"               nlm "flat=-1"
 expect_error "h<0"         "h.*out of range"                  nlm "h=-1"
+expect_error "color"       "Unable to parse|color"            nlm "color=mixed" yuv444p
+expect_error "kernel"      "Unable to parse|kernel"           nlm "kernel=gauss"
 expect_error "unknown"     "Option not found|not found"       nlm "nosuchoption=1"
 expect_error "not-a-number" "Unable to parse|Invalid|Error"   nlm "sigma=abc"
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """nlmeans_gpu, bm3d_gpu and vbm3d_gpu on the OpenCL device against the plain
 C golden models (tests/model/), on noisy crops of a natural photograph of
-several sizes, odd and tiny ones included, 8 and 16 bits, and several option
-sets; vbm3d_gpu on short sequences of a moving crop, of 1 frame, of fewer
-frames than the window and of more.
+several sizes, odd and tiny ones included, 8 and 16 bits, gray, RGB and YUV
+4:4:4, and several option sets; vbm3d_gpu on short sequences of a moving
+crop, of 1 frame, of fewer frames than the window and of more.
 
 Tolerance, and why: the model computes the patch distances, the neighbour
 ranking and the weights in float exactly as the kernel does (same order of
@@ -11,7 +11,7 @@ operations, no contraction), then estimates and aggregates in double, where
 the kernel sums in float in another order. The two results differ by a few
 float roundings (relative 1e-6), so after quantisation a sample differs only
 when its value lies within that distance of a rounding boundary:
-  - 8 bits (gray or RGB): at most 1 step, on at most 0.5 % of the samples;
+  - 8 bits (gray, RGB or YUV): at most 1 step, on at most 0.5 % of the samples;
   - 16 bits: at most 2 steps (2/65535 of the range, 0.008 on the 8-bit scale).
 A different neighbour set, weight or aggregation rule moves samples by many
 steps and fails.
@@ -23,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
-from common import FFmpeg, skimage_data_dir  # noqa: E402
+from common import FFmpeg, read_pnm, skimage_data_dir  # noqa: E402
 
 BM3D_CASES = [
     (8, 8, 8, "sigma=20"),
@@ -61,9 +61,12 @@ BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
                 "hdthr": "-lambda", "kaiser": "-beta", "color": "-color",
                 "transform": "-transform", "transform1d": "-transform1d"}
 
-# bits -> (format of the crop, format through the filter, file extension)
+# bits -> (format of the crop, format through the filter, file extension);
+# "yuv8": the three channels of a PPM go through the filter as the Y, U and
+# V planes of a yuv444p frame, unconverted
 FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),
-           "rgb8": ("rgb24", "gbrp", "ppm"), "rgb16": ("rgb48be", "gbrp16le", "ppm")}
+           "rgb8": ("rgb24", "gbrp", "ppm"), "rgb16": ("rgb48be", "gbrp16le", "ppm"),
+           "yuv8": ("rgb24", "yuv444p", "ppm")}
 
 VBM3D_CASES = [
     # (width, height, frames, bits, filter options)
@@ -107,11 +110,34 @@ CASES = [
     (97, 61, 16, "sigma=20:p=5:step=1"),
     (64, 48, 16, "sigma=20:p=1:step=1"),
     (64, 48, 16, "sigma=20:n=32:flat=0"),
+    # bisquare weighting kernel
+    (64, 48, 8, "sigma=20:kernel=bisquare"),
+    (97, 61, 8, "sigma=40:p=5:step=1:kernel=bisquare"),
+    (64, 48, 8, "sigma=10:h=25:kernel=bisquare"),
+    (33, 65, 16, "sigma=20:kernel=bisquare"),
+    # colour: one distance summed over the three channels (joint, the
+    # default), or each channel on its own
+    (7, 5, "rgb8", "sigma=20"),
+    (64, 48, "rgb8", "sigma=20"),
+    (97, 61, "rgb8", "sigma=20:p=5:step=1"),
+    (64, 48, "rgb8", "sigma=40:flat=3"),
+    (64, 48, "rgb8", "sigma=20:color=planes"),
+    (64, 48, "rgb8", "sigma=20:color=opponent"),
+    (97, 61, "rgb8", "sigma=40:p=5:step=1:color=opponent"),
+    (33, 65, "rgb16", "sigma=20:color=opponent"),
+    (64, 48, "yuv8", "sigma=20:csigma=8:color=opponent"),
+    (64, 48, "rgb8", "sigma=20:kernel=bisquare"),
+    (33, 65, "rgb16", "sigma=20"),
+    (64, 48, "yuv8", "sigma=20"),
+    (64, 48, "yuv8", "sigma=20:csigma=8"),
+    (64, 48, "yuv8", "sigma=10:csigma=0"),
+    (64, 48, "yuv8", "sigma=20:csigma=8:color=planes"),
+    (33, 65, "yuv8", "sigma=20:csigma=30:p=5:step=1:kernel=bisquare"),
 ]
 
 
-def model_args(filt, opts):
-    args = []
+def model_args(filt, opts, bits):
+    args = ["-yuv"] if bits == "yuv8" else []
     for kv in opts.split(":"):
         k, v = kv.split("=")
         if filt == "vbm3d_gpu" and k == "causal":
@@ -128,7 +154,7 @@ def compare(tools, gpu, ref, bits):
     fields = dict(kv.split("=", 1) for kv in line.split())
     maxdiff = int(fields["maxdiff"])
     ndiff, total = (int(x) for x in fields["differing"].split("/"))
-    if bits in (8, "rgb8"):
+    if bits in (8, "rgb8", "yuv8"):
         return line, maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
     return line, maxdiff <= 2
 
@@ -151,7 +177,7 @@ def vbm3d_case(ff, args, photo, i, case):
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
                         str(1000 * i + t + 1), os.path.join(work, "clean-%02d.%s" % (t, ext)),
                         noisy[-1]], check=True)
-    subprocess.run([os.path.join(args.tools, "vbm3d_ref")] + model_args("vbm3d_gpu", opts) +
+    subprocess.run([os.path.join(args.tools, "vbm3d_ref")] + model_args("vbm3d_gpu", opts, bits) +
                    noisy + ["-o", os.path.join(work, "model-%02d." + ext)], check=True)
     ff.run(ff.hw_args() + ["-start_number", "0", "-i", os.path.join(work, "noisy-%02d." + ext),
                            "-vf", "format=%s,hwupload,vbm3d_gpu=%s,hwdownload,format=%s"
@@ -174,12 +200,33 @@ def vbm3d_case(ff, args, photo, i, case):
     return n, failed
 
 
+def write_ppm(path, width, height, data):
+    with open(path, "wb") as f:
+        f.write(b"P6\n%d %d\n255\n" % (width, height))
+        f.write(data)
+
+
+def filter_yuv444p(ff, src, chain, dst):
+    """Run 'chain' on the channels of the 8-bit PPM src as the planes of a
+    yuv444p frame (channel 0 as Y, 1 as U, 2 as V, no conversion) and write
+    the output planes back as the channels of the PPM dst."""
+    w, h, _, data = read_pnm(src)
+    planar = b"".join(data[c::3] for c in range(3))
+    out = ff.filter_raw(planar, "yuv444p", w, h, chain, opencl=True)
+    interleaved = bytearray(3 * w * h)
+    for c in range(3):
+        interleaved[c::3] = out[c * w * h:(c + 1) * w * h]
+    write_ppm(dst, w, h, bytes(interleaved))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ffmpeg", required=True)
     ap.add_argument("--tools", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--match", default="",
+                    help="run only the cases whose filter, format or options contain this")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -190,6 +237,8 @@ def main():
     cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES] + \
             [("bm3d_gpu", "bm3d_ref") + c for c in BM3D_CASES]
     for i, (filt, model, w, h, bits, opts) in enumerate(cases):
+        if args.match not in "%s %s %s" % (filt, bits, opts):
+            continue
         crop_fmt, fmt, ext = FORMATS[bits]
         photo = camera if ext == "pgm" else astronaut
         clean = os.path.join(args.work, "clean-%dx%d-%s.%s" % (w, h, bits, ext))
@@ -200,19 +249,24 @@ def main():
                 "-frames:v", "1", "-update", "1", "-y", clean])
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
                         clean, noisy], check=True)
-        subprocess.run([os.path.join(args.tools, model)] + model_args(filt, opts) + [noisy, ref],
-                       check=True)
+        subprocess.run([os.path.join(args.tools, model)] + model_args(filt, opts, bits) +
+                       [noisy, ref], check=True)
         # both search kernels: the per-patch one and the work-group one
         for search in ("direct", "tiled"):
-            ff.run(ff.hw_args() + ["-i", noisy, "-vf",
-                                   "format=%s,hwupload,%s=%s:search=%s,hwdownload,format=%s"
-                                   % (fmt, filt, opts, search, fmt), "-update", "1", "-y", gpu])
+            chain = "format=%s,hwupload,%s=%s:search=%s,hwdownload,format=%s" % (
+                fmt, filt, opts, search, fmt)
+            if bits == "yuv8":
+                filter_yuv444p(ff, noisy, chain, gpu)
+            else:
+                ff.run(ff.hw_args() + ["-i", noisy, "-vf", chain, "-update", "1", "-y", gpu])
             line, ok = compare(args.tools, gpu, ref, bits)
             failed += not ok
             runs += 1
             print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
                                                             bits, opts, search, line))
     for i, case in enumerate(VBM3D_CASES):
+        if args.match not in "vbm3d_gpu %s %s" % (case[3], case[4]):
+            continue
         photo = camera if FORMATS[case[3]][2] == "pgm" else astronaut
         n, f = vbm3d_case(ff, args, photo, i, case)
         runs += n

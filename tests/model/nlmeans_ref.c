@@ -1,5 +1,5 @@
 /*
- * nlmeans_ref: run the golden model of nlmeans_gpu on PGM images.
+ * nlmeans_ref: run the golden model of nlmeans_gpu on PGM and PPM images.
  *
  * Build:
  *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o nlmeans_ref \
@@ -7,6 +7,7 @@
  *
  * Usage:
  *   nlmeans_ref [options] in.pgm out.pgm
+ *   nlmeans_ref [options] [-color joint|planes|opponent] [-yuv] in.ppm out.ppm
  *   nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm
  *
  * This file is part of FFmpeg.
@@ -41,9 +42,10 @@ static void usage(void)
 {
     fprintf(stderr,
         "usage: nlmeans_ref [options] in.pgm out.pgm\n"
+        "       nlmeans_ref [options] [-color joint|planes|opponent] [-yuv] in.ppm out.ppm\n"
         "       nlmeans_ref [options] -frames f0.pgm,f1.pgm,... [-ref K] out.pgm\n"
-        "Binary PGM (P5) with maxval 255 or 65535; the output has the maxval\n"
-        "of the input.\n"
+        "Binary PGM (P5) or PPM (P6) with maxval 255 or 65535; the output has\n"
+        "the format and maxval of the input.\n"
         "options (meanings and defaults of the nlmeans_gpu options):\n"
         "  -sigma S   noise standard deviation, 8-bit scale   (10)\n"
         "  -h H       filtering strength, 0: sigma            (0)\n"
@@ -52,26 +54,36 @@ static void usage(void)
         "  -r R       research window size                    (21)\n"
         "  -n N       number of most similar patches          (16)\n"
         "  -flat F    flat threshold in sigma^2 units, 0: off (1.05)\n"
+        "  -kernel K  weighting kernel: exp or bisquare       (exp)\n"
         "  -frames L  comma-separated frame stack searched for neighbours\n"
-        "  -ref K     index of the frame to denoise in -frames (middle)\n");
+        "  -ref K     index of the frame to denoise in -frames (middle)\n"
+        "PPM only:\n"
+        "  -color C   joint: one distance summed over the three channels;\n"
+        "             planes: each channel on its own;\n"
+        "             opponent: RGB as opponent channels, each on its own\n"
+        "             (with -yuv as planes)                   (joint)\n"
+        "  -yuv       the channels are Y, U, V of a 4:4:4 frame, not R, G, B:\n"
+        "             -csigma applies to U and V\n"
+        "  -csigma S  noise of the chroma channels, -1: sigma (-1)\n");
     exit(2);
 }
 
-/* Read a P5 of maxval 255 or 65535. */
-static int read_pgm(const char *name, PNMImage *img)
+/* Read a P5 or P6 of maxval 255 or 65535. */
+static int read_pnm(const char *name, PNMImage *img)
 {
     FILE *f = pnm_open(name, "rb");
     int ret = -1;
 
     if (!f)
         return -1;
-    if (pnm_read_header(f, img) < 0 || img->channels != 1)
-        fprintf(stderr, "%s: not a binary PGM (P5)\n", name);
+    if (pnm_read_header(f, img) < 0 ||
+        (img->channels != 1 && img->channels != 3))
+        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", name);
     else if (img->maxval != 255 && img->maxval != 65535)
         fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
                 name, img->maxval);
     else if (img->width < 1 || img->height < 1 ||
-             (double)img->width * img->height > PNM_MAX_SAMPLES)
+             (double)img->width * img->height * img->channels > PNM_MAX_SAMPLES)
         fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
     else
         ret = pnm_read_samples(f, name, img);
@@ -126,6 +138,46 @@ static int parse_int(const char *opt, const char *arg, int min, int max)
     return (int)v;
 }
 
+enum Color {
+    COLOR_JOINT,
+    COLOR_PLANES,
+    COLOR_OPPONENT,
+};
+
+/*
+ * Denoise the reference frame of the channel stacks 'frames' into 'dst':
+ * the three channels together (joint), as opponent colours (RGB), or each
+ * channel on its own with its noise (csigma for the chroma of YUV frames).
+ */
+static void denoise(float *const *frames, int nb_ch, int nb_frames, int ref,
+                    int width, int height, int color, int yuv,
+                    const NLMeansModelParams *par, float *const *dst)
+{
+    NLMeansModelParams pc = *par;
+    int c;
+
+    if (!yuv)
+        pc.csigma = -1.0f;
+    if (nb_ch == 3 && color == COLOR_JOINT) {
+        nlmeans_model_channels((const float *const *)frames, nb_ch, nb_frames,
+                               ref, width, height, &pc, dst);
+        return;
+    }
+    if (nb_ch == 3 && color == COLOR_OPPONENT && !yuv) {
+        nlmeans_model_opponent((const float *const *)frames, nb_frames, ref,
+                               width, height, &pc, dst);
+        return;
+    }
+    for (c = 0; c < nb_ch; c++) {
+        NLMeansModelParams plane = pc;
+
+        if (c && pc.csigma >= 0)
+            plane.sigma = pc.csigma;
+        nlmeans_model_plane(frames[c], nb_frames, ref, width, height, &plane,
+                            dst[c]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     NLMeansModelParams par;
@@ -133,10 +185,10 @@ int main(int argc, char **argv)
     char *frame_list = NULL;
     char *names[MAX_FRAMES];
     PNMImage frames_img[MAX_FRAMES], out;
-    int nb_pos = 0, nb_frames = 0, ref = -1;
-    float *frames, *dst;
+    int nb_pos = 0, nb_frames = 0, ref = -1, color = COLOR_JOINT, yuv = 0;
+    float *frames[3], *dst[3];
     size_t n, i;
-    int a, t;
+    int a, c, t, nb_ch;
 
     nlmeans_model_default_params(&par);
     for (a = 1; a < argc; a++) {
@@ -148,10 +200,16 @@ int main(int argc, char **argv)
             pos_args[nb_pos++] = opt;
             continue;
         }
+        if (!strcmp(opt, "-yuv")) {
+            yuv = 1;
+            continue;
+        }
         if (a + 1 >= argc)
             usage();
         if (!strcmp(opt, "-sigma"))
             par.sigma = (float)parse_num(opt, argv[++a], 0, 255);
+        else if (!strcmp(opt, "-csigma"))
+            par.csigma = (float)parse_num(opt, argv[++a], -1, 255);
         else if (!strcmp(opt, "-h"))
             par.h = (float)parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-p"))
@@ -164,7 +222,25 @@ int main(int argc, char **argv)
             par.nb_neighbors = parse_int(opt, argv[++a], 1, 32);
         else if (!strcmp(opt, "-flat"))
             par.flat = (float)parse_num(opt, argv[++a], 0, 10);
-        else if (!strcmp(opt, "-frames"))
+        else if (!strcmp(opt, "-kernel")) {
+            const char *v = argv[++a];
+            if (!strcmp(v, "exp"))
+                par.kernel = NLMEANS_MODEL_EXP;
+            else if (!strcmp(v, "bisquare"))
+                par.kernel = NLMEANS_MODEL_BISQUARE;
+            else
+                usage();
+        } else if (!strcmp(opt, "-color")) {
+            const char *v = argv[++a];
+            if (!strcmp(v, "joint"))
+                color = COLOR_JOINT;
+            else if (!strcmp(v, "planes"))
+                color = COLOR_PLANES;
+            else if (!strcmp(v, "opponent"))
+                color = COLOR_OPPONENT;
+            else
+                usage();
+        } else if (!strcmp(opt, "-frames"))
             frame_list = argv[++a];
         else if (!strcmp(opt, "-ref"))
             ref = parse_int(opt, argv[++a], 0, MAX_FRAMES - 1);
@@ -208,42 +284,58 @@ int main(int argc, char **argv)
     }
 
     for (t = 0; t < nb_frames; t++) {
-        if (read_pgm(names[t], &frames_img[t]) < 0)
+        if (read_pnm(names[t], &frames_img[t]) < 0)
             return 1;
-        if (frames_img[t].width  != frames_img[0].width  ||
-            frames_img[t].height != frames_img[0].height ||
-            frames_img[t].maxval != frames_img[0].maxval) {
-            fprintf(stderr, "%s: size or maxval differs from %s\n",
+        if (frames_img[t].width    != frames_img[0].width  ||
+            frames_img[t].height   != frames_img[0].height ||
+            frames_img[t].channels != frames_img[0].channels ||
+            frames_img[t].maxval   != frames_img[0].maxval) {
+            fprintf(stderr, "%s: size, format or maxval differs from %s\n",
                     names[t], names[0]);
             return 1;
         }
     }
+    nb_ch = frames_img[0].channels;
+    if (yuv && nb_ch != 3) {
+        fprintf(stderr, "%s: -yuv needs a PPM (P6)\n", names[0]);
+        return 1;
+    }
 
     out = frames_img[ref];
     n = (size_t)out.width * out.height;
-    frames = malloc(n * nb_frames * sizeof(*frames));
-    dst    = malloc(n * sizeof(*dst));
-    out.data = malloc(n * sizeof(*out.data));
-    if (!frames || !dst || !out.data) {
+    out.data = malloc(n * nb_ch * sizeof(*out.data));
+    if (!out.data) {
         fprintf(stderr, "out of memory\n");
         return 1;
     }
-    for (t = 0; t < nb_frames; t++)
+    for (c = 0; c < nb_ch; c++) {
+        frames[c] = malloc(n * nb_frames * sizeof(*frames[c]));
+        dst[c]    = malloc(n * sizeof(*dst[c]));
+        if (!frames[c] || !dst[c]) {
+            fprintf(stderr, "out of memory\n");
+            return 1;
+        }
+        for (t = 0; t < nb_frames; t++)
+            for (i = 0; i < n; i++)
+                frames[c][t * n + i] = to_8bit_scale(frames_img[t].data[i * nb_ch + c],
+                                                     out.maxval);
+    }
+
+    denoise(frames, nb_ch, nb_frames, ref, out.width, out.height, color, yuv,
+            &par, dst);
+
+    for (c = 0; c < nb_ch; c++)
         for (i = 0; i < n; i++)
-            frames[t * n + i] = to_8bit_scale(frames_img[t].data[i],
-                                              out.maxval);
-
-    nlmeans_model_plane(frames, nb_frames, ref, out.width, out.height, &par, dst);
-
-    for (i = 0; i < n; i++)
-        out.data[i] = quantise(dst[i], out.maxval);
+            out.data[i * nb_ch + c] = quantise(dst[c][i], out.maxval);
     if (pnm_write(pos_args[nb_pos - 1], &out) < 0)
         return 1;
 
     for (t = 0; t < nb_frames; t++)
         free(frames_img[t].data);
     free(out.data);
-    free(frames);
-    free(dst);
+    for (c = 0; c < nb_ch; c++) {
+        free(frames[c]);
+        free(dst[c]);
+    }
     return 0;
 }
