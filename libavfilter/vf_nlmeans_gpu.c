@@ -55,6 +55,7 @@ enum NLMeansColor {
     COLOR_JOINT,
     COLOR_PLANES,
     COLOR_OPPONENT,
+    COLOR_AUTO,         ///< opponent for RGB, planes for YUV (best measured)
 };
 
 /* as enum NLMeansKernel of nlmeans_gpu.cl */
@@ -136,13 +137,14 @@ static int colour_mode(AVFilterContext *avctx)
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseLayout *l = &s->layout;
 
-    if (s->color == COLOR_PLANES || l->nb_components < 3)
+    if (s->color == COLOR_PLANES || l->nb_components < 3 ||
+        (s->color == COLOR_AUTO && !l->is_rgb))
         return COLOR_PLANES;
     for (int c = 0; c < 3; c++)
         if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
             l->comp[c].height != l->comp[0].height)
             return COLOR_PLANES;
-    if (s->color == COLOR_OPPONENT)
+    if (s->color == COLOR_OPPONENT || s->color == COLOR_AUTO)
         return l->is_rgb ? COLOR_OPPONENT : COLOR_PLANES;
     /* pc and rc apply to the chroma of YUV frames only */
     if (!l->is_rgb &&
@@ -554,7 +556,8 @@ static const AVOption nlmeans_gpu_options[] = {
     { "flat", "flat-group threshold, in units of sigma^2 (0: disabled)",
       OFFSET(flat), AV_OPT_TYPE_FLOAT, { .dbl = 1.05 }, 0.0, 10.0, RFLAGS },
     { "color", "filtering of the channels of 4:4:4 and RGB frames",
-      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_OPPONENT, FLAGS, .unit = "color" },
+      OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_AUTO }, COLOR_JOINT, COLOR_AUTO, FLAGS, .unit = "color" },
+        { "auto",     "opponent for RGB frames, planes for YUV frames", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_AUTO }, 0, 0, FLAGS, .unit = "color" },
         { "joint",    "one distance summed over the three channels, one set of weights for all three", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },    0, 0, FLAGS, .unit = "color" },
         { "planes",   "each plane searched and weighted on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES },   0, 0, FLAGS, .unit = "color" },
         { "opponent", "RGB turned into opponent colours, each filtered on its own (YUV: as planes)", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_OPPONENT }, 0, 0, FLAGS, .unit = "color" },

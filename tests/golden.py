@@ -115,24 +115,26 @@ CASES = [
     (97, 61, 8, "sigma=40:p=5:step=1:kernel=bisquare"),
     (64, 48, 8, "sigma=10:h=25:kernel=bisquare"),
     (33, 65, 16, "sigma=20:kernel=bisquare"),
-    # colour: one distance summed over the three channels (joint, the
-    # default), or each channel on its own
-    (7, 5, "rgb8", "sigma=20"),
+    # colour: one distance summed over the three channels (joint), each
+    # channel on its own (planes), RGB as opponent channels each on its own
+    # (opponent); the default, auto, is opponent for RGB, planes for YUV
+    (7, 5, "rgb8", "sigma=20:color=joint"),
     (64, 48, "rgb8", "sigma=20"),
-    (97, 61, "rgb8", "sigma=20:p=5:step=1"),
-    (64, 48, "rgb8", "sigma=40:flat=3"),
+    (64, 48, "rgb8", "sigma=20:color=joint"),
+    (97, 61, "rgb8", "sigma=20:p=5:step=1:color=joint"),
+    (64, 48, "rgb8", "sigma=40:flat=3:color=joint"),
     (64, 48, "rgb8", "sigma=20:color=planes"),
     (64, 48, "rgb8", "sigma=20:color=opponent"),
     (97, 61, "rgb8", "sigma=40:p=5:step=1:color=opponent"),
     (33, 65, "rgb16", "sigma=20:color=opponent"),
     (64, 48, "yuv8", "sigma=20:csigma=8:color=opponent"),
-    (64, 48, "rgb8", "sigma=20:kernel=bisquare"),
+    (64, 48, "rgb8", "sigma=20:kernel=bisquare:color=joint"),
     (33, 65, "rgb16", "sigma=20"),
     (64, 48, "yuv8", "sigma=20"),
-    (64, 48, "yuv8", "sigma=20:csigma=8"),
-    (64, 48, "yuv8", "sigma=10:csigma=0"),
+    (64, 48, "yuv8", "sigma=20:csigma=8:color=joint"),
+    (64, 48, "yuv8", "sigma=10:csigma=0:color=joint"),
     (64, 48, "yuv8", "sigma=20:csigma=8:color=planes"),
-    (33, 65, "yuv8", "sigma=20:csigma=30:p=5:step=1:kernel=bisquare"),
+    (33, 65, "yuv8", "sigma=20:csigma=30:p=5:step=1:kernel=bisquare:color=joint"),
 ]
 
 

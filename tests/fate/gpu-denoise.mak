@@ -78,13 +78,15 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled,nlmeans_gpu,33:65,yuv444p,gray,
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-p5s1,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:p=5:step=1:search=tiled,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-yuv420p,nlmeans_gpu,96:72,yuv420p,yuv420p,sigma=20:search=tiled,1))
 
-# colour: the 4:4:4 and RGB tests above search the three channels jointly
-# (the default); per plane, joint with chroma noise of its own, joint with
-# the work-group search
+# colour: the 4:4:4 and RGB tests above use the default, color=auto
+# (opponent colours for RGB, planes for YUV); per plane, joint (one search
+# on the three channels), csigma, joint with the work-group search
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp-planes,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:color=planes,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp-joint,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:color=joint,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p-joint,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:color=joint,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p-planes,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:color=planes,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-csigma-444,nlmeans_gpu,64:48,yuv444p,yuv444p,sigma=20:csigma=5,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-gbrp,nlmeans_gpu,33:65,gbrp,gbrp,sigma=20:search=tiled,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-tiled-gbrp,nlmeans_gpu,33:65,gbrp,gbrp,sigma=20:search=tiled:color=joint,1))
 # opponent colours, each filtered on its own (on YUV frames the same as planes)
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp-opponent,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:color=opponent,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16-opponent,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20:color=opponent,2))
@@ -93,7 +95,7 @@ fate-nlmeans-gpu-yuv444p-opponent: REF = $(SRC_PATH)/tests/ref/fate/nlmeans-gpu-
 
 # the bisquare weighting kernel
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-bisquare,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:kernel=bisquare,1))
-$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-bisquare-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:kernel=bisquare,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-bisquare-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20:kernel=bisquare:color=joint,1))
 
 # timeline and runtime commands
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-enable,nlmeans_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))

@@ -61,7 +61,8 @@ static void usage(void)
         "  -color C   joint: one distance summed over the three channels;\n"
         "             planes: each channel on its own;\n"
         "             opponent: RGB as opponent channels, each on its own\n"
-        "             (with -yuv as planes)                   (joint)\n"
+        "             (with -yuv as planes);\n"
+        "             auto: opponent, or planes with -yuv      (auto)\n"
         "  -yuv       the channels are Y, U, V of a 4:4:4 frame, not R, G, B:\n"
         "             -csigma applies to U and V\n"
         "  -csigma S  noise of the chroma channels, -1: sigma (-1)\n");
@@ -142,6 +143,7 @@ enum Color {
     COLOR_JOINT,
     COLOR_PLANES,
     COLOR_OPPONENT,
+    COLOR_AUTO,
 };
 
 /*
@@ -158,6 +160,8 @@ static void denoise(float *const *frames, int nb_ch, int nb_frames, int ref,
 
     if (!yuv)
         pc.csigma = -1.0f;
+    if (color == COLOR_AUTO)
+        color = yuv ? COLOR_PLANES : COLOR_OPPONENT;
     if (nb_ch == 3 && color == COLOR_JOINT) {
         nlmeans_model_channels((const float *const *)frames, nb_ch, nb_frames,
                                ref, width, height, &pc, dst);
@@ -185,7 +189,7 @@ int main(int argc, char **argv)
     char *frame_list = NULL;
     char *names[MAX_FRAMES];
     PNMImage frames_img[MAX_FRAMES], out;
-    int nb_pos = 0, nb_frames = 0, ref = -1, color = COLOR_JOINT, yuv = 0;
+    int nb_pos = 0, nb_frames = 0, ref = -1, color = COLOR_AUTO, yuv = 0;
     float *frames[3], *dst[3];
     size_t n, i;
     int a, c, t, nb_ch;
@@ -238,6 +242,8 @@ int main(int argc, char **argv)
                 color = COLOR_PLANES;
             else if (!strcmp(v, "opponent"))
                 color = COLOR_OPPONENT;
+            else if (!strcmp(v, "auto"))
+                color = COLOR_AUTO;
             else
                 usage();
         } else if (!strcmp(opt, "-frames"))
