@@ -631,62 +631,6 @@ int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                           stage);
 }
 
-int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,
-                                   DenoiseOpenCLContext *dn,
-                                   const DenoiseLayout *layout, cl_mem *planes,
-                                   int (*init)(AVFilterContext *avctx, const AVFrame *in),
-                                   int (*denoise)(AVFilterContext *avctx, const AVFrame *in,
-                                                  int *mask))
-{
-    AVFilterContext *avctx = inlink->dst;
-    AVFilterLink *outlink  = avctx->outputs[0];
-    AVFrame *out = NULL;
-    int err, mask = 0;
-
-    if (!in->hw_frames_ctx) {
-        err = AVERROR(EINVAL);
-        goto fail;
-    }
-    if (!dn->initialised) {
-        err = init(avctx, in);
-        if (err < 0)
-            goto fail;
-        dn->initialised = 1;
-    }
-
-    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
-    if (!out) {
-        err = AVERROR(ENOMEM);
-        goto fail;
-    }
-    err = av_frame_copy_props(out, in);
-    if (err < 0)
-        goto fail;
-
-    if (avctx->is_disabled) {
-        err = ff_denoise_opencl_copy_frame(avctx, dn, layout, out, in);
-    } else {
-        err = denoise(avctx, in, &mask);
-        if (err >= 0)
-            err = ff_denoise_opencl_store(avctx, dn, layout, out, in, planes, mask);
-    }
-    if (err < 0)
-        goto fail;
-    err = ff_denoise_opencl_finish(avctx, dn);
-    if (err < 0)
-        goto fail;
-
-    av_frame_free(&in);
-    return ff_filter_frame(outlink, out);
-
-fail:
-    if (dn->queue)
-        clFinish(dn->queue);
-    av_frame_free(&in);
-    av_frame_free(&out);
-    return err;
-}
-
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
                                        int64_t last, int past, int future)
 {

@@ -262,19 +262,6 @@ int ff_denoise_search_run_channels(AVFilterContext *avctx,
                                    int stage);
 
 /**
- * The filter_frame of the denoisers: on the first frame init(); then either
- * a copy of the frame (timeline disabled) or denoise(), which fills the
- * float planes of the components it sets in *mask, and the store of those
- * planes into a new output frame with the input's properties.
- */
-int ff_denoise_opencl_filter_frame(AVFilterLink *inlink, AVFrame *in,
-                                   DenoiseOpenCLContext *dn,
-                                   const DenoiseLayout *layout, cl_mem *planes,
-                                   int (*init)(AVFilterContext *avctx, const AVFrame *in),
-                                   int (*denoise)(AVFilterContext *avctx, const AVFrame *in,
-                                                  int *mask));
-
-/**
  * The activate() of the denoisers: frames are queued in the ring, loaded on
  * arrival, and frame t goes out once frame t + delay has arrived or the
  * stream has ended, with the properties of input frame t: denoised by

@@ -96,18 +96,21 @@ typedef struct NLMeansGPUContext {
     int   color;
     int   kernel_type;
     int   search_mode;
+    int   past;                 ///< frames searched before and after
+    int   future;
+    int   causal;
 
     DenoiseLayout layout;
     int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_weights;
     cl_kernel kernel_aggregate;
-    cl_mem src[DENOISE_MAX_COMPONENTS];
+    cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem weights[DENOISE_MAX_COMPONENTS];
     cl_mem flat_means[DENOISE_MAX_COMPONENTS];
-    cl_mem stack;               ///< the three channels, one after the other
+    cl_mem stack;               ///< joint colour: the rings of the three channels
 } NLMeansGPUContext;
 
 static int component_selected(const NLMeansGPUContext *s, int c)
@@ -174,7 +177,7 @@ static void search_channels(const NLMeansGPUContext *s, int c,
     if (s->mode != COLOR_JOINT)
         return;
     ch->nb     = c ? 0 : 3;
-    ch->stride = comp->width * comp->height;
+    ch->stride = s->dn.fq.ring * comp->width * comp->height;
     for (int i = 0; i < ch->nb; i++) {
         float sigma = component_sigma(s, i);
         ch->weight[i] = (sigma0 * sigma0 + ROUNDING_VARIANCE) /
@@ -205,13 +208,18 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c)
     const DenoiseComponent *comp = &s->layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
+    size_t ring    = s->dn.fq.ring;
     size_t refs    = (size_t)ds->nx * ds->ny;
     DenoiseChannels ch;
 
-    s->src[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
-    if (!s->src[c] || !s->dst[c])
+    if (!s->dst[c])
         return AVERROR(ENOMEM);
+    if (s->mode != COLOR_JOINT || c >= 3) {
+        s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
+        if (!s->src[c])
+            return AVERROR(ENOMEM);
+    }
 
     search_channels(s, c, &ch);
     if (!ch.nb)
@@ -222,7 +230,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c)
     if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
     if (ch.nb > 1) {
-        s->stack = ff_denoise_opencl_alloc(avctx, ch.nb * samples * sizeof(cl_float));
+        s->stack = ff_denoise_opencl_alloc(avctx, ch.nb * ring * samples * sizeof(cl_float));
         if (!s->stack)
             return AVERROR(ENOMEM);
     }
@@ -247,10 +255,14 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
            s->mode == COLOR_JOINT    ? "Joint colour: one search on the three channels" :
            s->mode == COLOR_OPPONENT ? "Opponent colours, each filtered on its own" :
                                        "Each plane on its own");
+    /* the window: past frames, the frame being output, future frames */
+    s->dn.fq.delay = s->future;
+    s->dn.fq.ring  = s->past + s->future + 1;
     /* neighbour positions and the channels' samples are 32-bit indices */
-    if ((uint64_t)frame->width * frame->height * (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
-        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large.\n",
-               frame->width, frame->height);
+    if ((uint64_t)frame->width * frame->height * s->dn.fq.ring *
+        (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
+               frame->width, frame->height, s->dn.fq.ring > 1 ? " for this window" : "");
         return AVERROR(EINVAL);
     }
 
@@ -367,42 +379,28 @@ fail:
     return err;
 }
 
-/* Copy the loaded planes of components c .. c + nb - 1 one after the other
- * into the stack that the joint search reads. */
-static int stack_channels(AVFilterContext *avctx, int c, const DenoiseChannels *ch)
+/* The planes searched for the groups of component c: its ring, or with
+ * joint colour the rings of the three channels, one after the other. */
+static cl_mem search_planes(const NLMeansGPUContext *s, int c,
+                            const DenoiseChannels *ch)
 {
-    NLMeansGPUContext *s = avctx->priv;
-    size_t size = (size_t)ch->stride * sizeof(cl_float);
-
-    for (int i = 0; i < ch->nb; i++) {
-        cl_int cle = clEnqueueCopyBuffer(s->dn.queue, s->src[c + i], s->stack,
-                                         0, i * size, size, 0, NULL, NULL);
-        if (cle != CL_SUCCESS) {
-            av_log(avctx, AV_LOG_ERROR, "Failed to stack channel %d: %d.\n", i, cle);
-            return AVERROR(EIO);
-        }
-    }
-    return 0;
+    return ch->nb > 1 ? s->stack : s->src[c];
 }
 
 /*
- * Search, weights and aggregation of the loaded component c, or with joint
+ * Search, weights and aggregation of component c of frame t, or with joint
  * colour of the three channels from c = 0.
  */
 static int filter_component(AVFilterContext *avctx, int c,
-                            const DenoiseChannels *ch)
+                            const DenoiseChannels *ch, const DenoiseWindow *win)
 {
     NLMeansGPUContext *s = avctx->priv;
-    cl_mem frames = ch->nb > 1 ? s->stack : s->src[c];
+    cl_mem frames = search_planes(s, c, ch);
     int err;
 
-    if (ch->nb > 1 && (err = stack_channels(avctx, c, ch)) < 0)
-        return err;
-
     err = ff_denoise_search_run_channels(avctx, &s->dn, &s->search[c], frames,
-                                         ch, &DENOISE_WINDOW_SINGLE, 0,
-                                         s->positions[c], s->weights[c],
-                                         STAGE_SEARCH);
+                                         ch, win, 0, s->positions[c],
+                                         s->weights[c], STAGE_SEARCH);
     if (err < 0)
         return err;
     err = compute_weights(avctx, c, frames, ch);
@@ -411,82 +409,78 @@ static int filter_component(AVFilterContext *avctx, int c,
     return aggregate(avctx, c, frames, ch);
 }
 
-/* Component c, or with joint colour the three channels from c = 0. */
-static int denoise_component(AVFilterContext *avctx, const AVFrame *in, int c,
-                             const DenoiseChannels *ch)
+/*
+ * Frame t, from the frames of its window: every selected component on its
+ * own or, with joint colour, the first three together; or the three
+ * opponent channels of an RGB frame, then back to RGB.
+ */
+static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
+                         int *mask)
 {
     NLMeansGPUContext *s = avctx->priv;
+    DenoiseWindow win = ff_denoise_opencl_window(&s->dn.fq, t, last, s->past,
+                                                 s->future);
 
-    for (int i = 0; i < ch->nb; i++) {
-        int err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c + i,
-                                         s->src[c + i], 0);
-        if (err < 0)
-            return err;
-    }
-    return filter_component(avctx, c, ch);
-}
-
-/* The three channels of an RGB frame as opponent colours, each filtered on
- * its own with its own noise, then back to RGB. */
-static int denoise_opponent(AVFilterContext *avctx, const AVFrame *in)
-{
-    NLMeansGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[0];
-    int err;
-
-    for (int c = 0; c < 3; c++) {
-        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c, s->src[c], 0);
-        if (err < 0)
-            return err;
-    }
-    err = ff_denoise_opencl_opponent(avctx, &s->dn, s->src, comp->width,
-                                     comp->height, 0, 0);
-    if (err < 0)
-        return err;
-    for (int c = 0; c < 3; c++) {
-        err = filter_component(avctx, c, &DENOISE_CHANNELS_SINGLE);
-        if (err < 0)
-            return err;
-    }
-    return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst, comp->width,
-                                      comp->height, 0, 1);
-}
-
-/* Every selected component, each on its own or, with joint colour, the
- * first three together; or the three opponent channels of an RGB frame. */
-static int denoise_frame(AVFilterContext *avctx, const AVFrame *in, int *mask)
-{
-    NLMeansGPUContext *s = avctx->priv;
-    int c = 0;
-
-    if (s->mode == COLOR_OPPONENT) {
-        int err = denoise_opponent(avctx, in);
-        if (err < 0)
-            return err;
-        *mask = 7;
-        c     = 3;
-    }
-    for (; c < s->layout.nb_components; c++) {
+    for (int c = 0; c < s->layout.nb_components; c++) {
         DenoiseChannels ch;
         int err;
 
         search_channels(s, c, &ch);
         if (!component_selected(s, c) || !ch.nb)
             continue;
-        err = denoise_component(avctx, in, c, &ch);
+        err = filter_component(avctx, c, &ch, &win);
         if (err < 0)
             return err;
         *mask |= ((1 << ch.nb) - 1) << c;
     }
+    if (s->mode == COLOR_OPPONENT)
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst,
+                                          s->layout.comp[0].width,
+                                          s->layout.comp[0].height, 0, 1);
     return 0;
 }
 
-static int nlmeans_gpu_filter_frame(AVFilterLink *inlink, AVFrame *in)
+/*
+ * A new frame into its slot: each selected component into its ring (with
+ * joint colour the three channels into theirs in the stack), RGB turned
+ * into opponent channels in opponent mode.
+ */
+static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
-    NLMeansGPUContext *s = inlink->dst->priv;
+    NLMeansGPUContext *s = avctx->priv;
+    int ring = s->dn.fq.ring;
+    int err;
 
-    return ff_denoise_opencl_filter_frame(inlink, in, &s->dn, &s->layout, s->dst,
-                                          nlmeans_gpu_init, denoise_frame);
+    for (int c = 0; c < s->layout.nb_components; c++) {
+        int joint = s->mode == COLOR_JOINT && c < 3;
+
+        if (!component_selected(s, c))
+            continue;
+        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c,
+                                     joint ? s->stack : s->src[c],
+                                     joint ? c * ring + slot : slot);
+        if (err < 0)
+            return err;
+    }
+    if (s->mode == COLOR_OPPONENT)
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->src,
+                                          s->layout.comp[0].width,
+                                          s->layout.comp[0].height, slot, 0);
+    return 0;
+}
+
+static const DenoiseQueueOps nlmeans_queue_ops = {
+    .init    = nlmeans_gpu_init,
+    .load    = load_frame,
+    .denoise = denoise_frame,
+};
+
+static int nlmeans_gpu_activate(AVFilterContext *avctx)
+{
+    NLMeansGPUContext *s = avctx->priv;
+
+    return ff_denoise_opencl_activate(avctx, &s->dn, &s->layout, s->dst,
+                                      &nlmeans_queue_ops);
 }
 
 static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
@@ -507,6 +501,8 @@ static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
     if (!(s->planes & 0xf)) {
         av_log(avctx, AV_LOG_WARNING, "No plane selected: frames pass through.\n");
     }
+    if (s->causal)
+        s->future = 0;
     return ff_opencl_filter_init(avctx);
 }
 
@@ -515,6 +511,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     NLMeansGPUContext *s = avctx->priv;
     cl_int cle;
 
+    ff_denoise_opencl_queue_uninit(&s->dn);
     ff_denoise_opencl_uninit(avctx, &s->dn);
     CL_RELEASE_KERNEL(s->kernel_weights);
     CL_RELEASE_KERNEL(s->kernel_aggregate);
@@ -570,6 +567,12 @@ static const AVOption nlmeans_gpu_options[] = {
         { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
         { "tiled",  "work-group search sharing the sums of overlapping patches", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
         { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
+    { "past", "number of past frames searched",
+      OFFSET(past), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 15, FLAGS },
+    { "future", "number of future frames searched (the output is delayed by as many frames)",
+      OFFSET(future), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 15, FLAGS },
+    { "causal", "search past frames only, whatever future says: no delay",
+      OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { "profile", "log the kernel time of each stage for every frame",
       OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
@@ -581,7 +584,6 @@ static const AVFilterPad nlmeans_gpu_inputs[] = {
     {
         .name         = "default",
         .type         = AVMEDIA_TYPE_VIDEO,
-        .filter_frame = &nlmeans_gpu_filter_frame,
         .config_props = &ff_denoise_opencl_config_input,
     },
 };
@@ -602,6 +604,7 @@ const FFFilter ff_vf_nlmeans_gpu = {
     .priv_size       = sizeof(NLMeansGPUContext),
     .init            = &nlmeans_gpu_init_filter,
     .uninit          = &nlmeans_gpu_uninit,
+    .activate        = &nlmeans_gpu_activate,
     FILTER_INPUTS(nlmeans_gpu_inputs),
     FILTER_OUTPUTS(nlmeans_gpu_outputs),
     FILTER_SINGLE_PIXFMT(AV_PIX_FMT_OPENCL),
