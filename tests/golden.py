@@ -86,6 +86,18 @@ VBM3D_CASES = [
     (48, 40, 6, "rgb8", "sigma=20:color=planes:past=1:future=1"),
 ]
 
+# nlmeans_gpu with a temporal window: (width, height, frames, bits, options)
+NLMEANS_VIDEO_CASES = [
+    (61, 45, 7, 8, "sigma=20:past=2:future=2"),
+    (64, 48, 1, 8, "sigma=20:past=4:future=4"),
+    (33, 17, 3, 8, "sigma=20:past=4:future=4:p=5:step=1"),
+    (64, 48, 6, 8, "sigma=20:past=3:causal=1"),
+    (64, 48, 6, 8, "sigma=40:past=1:future=3:n=32:r=11"),
+    (40, 32, 5, 16, "sigma=20:past=1:future=1"),
+    (48, 40, 5, "rgb8", "sigma=20:past=1:future=2"),
+    (48, 40, 5, "rgb8", "sigma=20:past=2:future=1:color=joint"),
+]
+
 CASES = [
     # (width, height, bits, filter options)
     (1, 1, 8, "sigma=20"),
@@ -161,13 +173,46 @@ def compare(tools, gpu, ref, bits):
     return line, maxdiff <= 2
 
 
-def vbm3d_case(ff, args, photo, i, case):
+def nlmeans_window_args(opts):
+    """nlmeans_ref's options without the window's, and (past, future)."""
+    kept, past, future, causal = [], 0, 0, False
+    for kv in opts.split(":"):
+        k, v = kv.split("=")
+        if k == "past":
+            past = int(v)
+        elif k == "future":
+            future = int(v)
+        elif k == "causal":
+            causal = v == "1"
+        else:
+            kept.append(kv)
+    return ":".join(kept), past, 0 if causal else future
+
+
+def run_nlmeans_model(args, opts, bits, noisy, out_pattern):
+    """nlmeans_ref on every frame with the frames of its window."""
+    opts, past, future = nlmeans_window_args(opts)
+    n = len(noisy)
+    for t in range(n):
+        lo, hi = max(0, t - past), min(n - 1, t + future)
+        subprocess.run([os.path.join(args.tools, "nlmeans_ref")] +
+                       model_args("nlmeans_gpu", opts, bits) +
+                       ["-frames", ",".join(noisy[lo:hi + 1]), "-ref", str(t - lo),
+                        out_pattern % t], check=True)
+
+
+def run_vbm3d_model(args, opts, bits, noisy, out_pattern):
+    subprocess.run([os.path.join(args.tools, "vbm3d_ref")] + model_args("vbm3d_gpu", opts, bits) +
+                   noisy + ["-o", out_pattern], check=True)
+
+
+def sequence_case(ff, args, photo, filt, i, case):
     """One sequence: a crop moving by (1, 1/2) sample per frame, noisy with
-    a seed per frame, through vbm3d_gpu and vbm3d_ref; every output frame
+    a seed per frame, through the filter and its model; every output frame
     compared. Returns (runs, failures)."""
     w, h, n, bits, opts = case
     crop_fmt, fmt, ext = FORMATS[bits]
-    work = os.path.join(args.work, "vbm3d-%d" % i)
+    work = os.path.join(args.work, "%s-%d" % (filt, i))
     os.makedirs(work, exist_ok=True)
     ff.run(["-loop", "1", "-i", photo, "-vf",
             "crop=%d:%d:'200+n':'100+n/2',format=%s" % (w, h, crop_fmt),
@@ -179,25 +224,25 @@ def vbm3d_case(ff, args, photo, i, case):
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
                         str(1000 * i + t + 1), os.path.join(work, "clean-%02d.%s" % (t, ext)),
                         noisy[-1]], check=True)
-    subprocess.run([os.path.join(args.tools, "vbm3d_ref")] + model_args("vbm3d_gpu", opts, bits) +
-                   noisy + ["-o", os.path.join(work, "model-%02d." + ext)], check=True)
+    model = run_vbm3d_model if filt == "vbm3d_gpu" else run_nlmeans_model
+    model(args, opts, bits, noisy, os.path.join(work, "model-%02d." + ext))
     ff.run(ff.hw_args() + ["-start_number", "0", "-i", os.path.join(work, "noisy-%02d." + ext),
-                           "-vf", "format=%s,hwupload,vbm3d_gpu=%s,hwdownload,format=%s"
-                           % (fmt, opts, fmt), "-start_number", "0", "-y",
+                           "-vf", "format=%s,hwupload,%s=%s,hwdownload,format=%s"
+                           % (fmt, filt, opts, fmt), "-start_number", "0", "-y",
                            os.path.join(work, "gpu-%02d." + ext)])
     failed = 0
     for t in range(n):
         gpu = os.path.join(work, "gpu-%02d.%s" % (t, ext))
         if not os.path.exists(gpu):
-            print("FAIL vbm3d_gpu   %3dx%-3d %-5s %-44s frame %d missing" % (w, h, bits, opts, t))
+            print("FAIL %-11s %3dx%-3d %-5s %-44s frame %d missing" % (filt, w, h, bits, opts, t))
             failed += 1
             continue
         line, ok = compare(args.tools, gpu, os.path.join(work, "model-%02d.%s" % (t, ext)), bits)
         failed += not ok
-        print("%s vbm3d_gpu   %3dx%-3d %-5s %-44s frame %d/%d %s" % (
-            "ok  " if ok else "FAIL", w, h, bits, opts, t, n, line))
+        print("%s %-11s %3dx%-3d %-5s %-44s frame %d/%d %s" % (
+            "ok  " if ok else "FAIL", filt, w, h, bits, opts, t, n, line))
     if os.path.exists(os.path.join(work, "gpu-%02d.%s" % (n, ext))):
-        print("FAIL vbm3d_gpu: more output frames than input frames")
+        print("FAIL %s: more output frames than input frames" % filt)
         failed += 1
     return n, failed
 
@@ -266,11 +311,13 @@ def main():
             runs += 1
             print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
                                                             bits, opts, search, line))
-    for i, case in enumerate(VBM3D_CASES):
-        if args.match not in "vbm3d_gpu %s %s" % (case[3], case[4]):
+    sequences = [("vbm3d_gpu", c) for c in VBM3D_CASES] + \
+                [("nlmeans_gpu", c) for c in NLMEANS_VIDEO_CASES]
+    for i, (filt, case) in enumerate(sequences):
+        if args.match not in "%s %s %s" % (filt, case[3], case[4]):
             continue
         photo = camera if FORMATS[case[3]][2] == "pgm" else astronaut
-        n, f = vbm3d_case(ff, args, photo, i, case)
+        n, f = sequence_case(ff, args, photo, filt, i, case)
         runs += n
         failed += f
     print("golden model: %d runs, %d failed" % (runs, failed))
