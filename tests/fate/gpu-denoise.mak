@@ -139,8 +139,9 @@ $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-csigma-444,bm3d_gpu,64:48,yuv444p,yuv444
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-planes1,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:planes=1,1))
 $(eval $(call GPU_DENOISE_TEST,bm3d-gpu-enable,bm3d_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))
 
-# vbm3d_gpu: eight frames, so that the window moves and is truncated at
-# both ends; the same arguments as GPU_DENOISE_TEST
+# vbm3d_gpu and temporal nlmeans_gpu: eight frames, so that the window
+# moves and is truncated at both ends; the same arguments as
+# GPU_DENOISE_TEST
 define GPU_DENOISE_VIDEO_TEST
 FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) $(shell echo $(2) | tr a-z A-Z)_FILTER) += fate-$(1)
 fate-$(1): CMD = ffmpeg $$(GPU_DENOISE_DEVICE) -lavfi "$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),hwupload,$(2)=$(6),hwdownload,format=$(5)" -frames:v 8 -f rawvideo -
@@ -149,6 +150,12 @@ fate-$(1): CMP_UNIT = $(7)
 fate-$(1): FUZZ = $(7)
 fate-$(1): REF = $$(SRC_PATH)/tests/ref/fate/$(1)
 endef
+
+# nlmeans_gpu with a temporal window
+$(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal,nlmeans_gpu,64:48,yuv444p,gray,sigma=20:past=2:future=2,1))
+$(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-causal,nlmeans_gpu,64:48,yuv420p,yuv420p,sigma=20:past=3:causal=1,1))
+$(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-gbrp,nlmeans_gpu,48:40,gbrp,gbrp,sigma=20:past=1:future=1,1))
+$(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-joint,nlmeans_gpu,48:40,gbrp,gbrp,sigma=20:past=1:future=2:color=joint,1))
 
 $(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-gray,vbm3d_gpu,64:48,yuv444p,gray,sigma=20,1))
 $(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-yuv420p,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:past=2:future=2,1))
