@@ -129,6 +129,9 @@ expect_error "bm3d 7x5"       "needs planes of at least 8x8"          bm "sigma=
 expect_error "bm3d 16x6 420"  "needs planes of at least 8x8"          bm "sigma=10" yuv420p 16x6
 expect_error "bm3d rgba"      "Unsupported input format rgba"         bm "sigma=10" rgba
 
+expect_error "past=16"     "past.*out of range"               nlm "past=16"
+expect_error "future=16"   "future.*out of range"             nlm "future=16"
+
 # vbm3d_gpu
 expect_error "vbm3d past=16"     "past.*out of range"                   vbm "past=16"
 expect_error "vbm3d future=9"    "future.*out of range"                 vbm "future=9"
@@ -172,6 +175,18 @@ if [ -s "$TMP/vbm1.yuv" ] && cmp -s "$TMP/vbm1.yuv" "$TMP/vbm2.yuv"; then
     echo "ok   vbm3d determinism: two runs identical ($(md5sum < "$TMP/vbm1.yuv" | cut -c1-32))"
 else
     echo "FAIL vbm3d determinism: outputs differ or are empty"
+    FAILED=$((FAILED + 1))
+fi
+
+RUN=$((RUN + 1))
+for i in 1 2; do
+    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=1.6,format=yuv420p,noise=alls=30:allf=t" \
+       -vf "hwupload,nlmeans_gpu=sigma=25:past=2:future=2,hwdownload,format=yuv420p" -f rawvideo "$TMP/tnl$i.yuv"
+done
+if [ -s "$TMP/tnl1.yuv" ] && cmp -s "$TMP/tnl1.yuv" "$TMP/tnl2.yuv"; then
+    echo "ok   temporal nlmeans determinism: two runs identical ($(md5sum < "$TMP/tnl1.yuv" | cut -c1-32))"
+else
+    echo "FAIL temporal nlmeans determinism: outputs differ or are empty"
     FAILED=$((FAILED + 1))
 fi
 
