@@ -22,7 +22,7 @@ else
 fi
 
 VBM3D="vbm3d_gpu=sigma=20"
-NLMEANS="nlmeans_gpu=sigma=20:past=4:future=4"
+NLMEANS="nlmeans_gpu=sigma=20:past=4:future=4 nlmeans_gpu=sigma=20:p=16:past=4:future=4"
 FILTERS="$VBM3D $VBM3D:causal=1"
 $FFMPEG -hide_banner -h filter=nlmeans_gpu 2>/dev/null | grep -q '^ *past ' &&
     FILTERS="$FILTERS $NLMEANS"
