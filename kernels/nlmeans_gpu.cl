@@ -150,14 +150,19 @@ __kernel void nlmeans_weights(__global const float *frames,
      * most beta sigma^2 (that channel's); each channel is then replaced by
      * its mean */
     flat = flat_thresholds.x >= 0.0f;
-    for (int c = 0; c < channels && flat; c++) {
-        means[c] = nlmeans_flat_mean(frames + c * channel_stride, pos, count,
-                                     width, patch,
-                                     nlmeans_channel_value(flat_thresholds, c));
-        flat = !isnan(means[c]);
+#pragma unroll
+    for (int c = 0; c < SEARCH_CHANNELS; c++) {
+        if (c < channels && flat) {
+            means[c] = nlmeans_flat_mean(frames + c * channel_stride, pos, count,
+                                         width, patch,
+                                         nlmeans_channel_value(flat_thresholds, c));
+            flat = !isnan(means[c]);
+        }
     }
-    for (int c = 0; c < channels; c++)
-        flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
+#pragma unroll
+    for (int c = 0; c < SEARCH_CHANNELS; c++)
+        if (c < channels)
+            flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
 }
 
 /*
@@ -222,13 +227,13 @@ __kernel void nlmeans_aggregate(__global const float *frames,
                     float wk = weights[r * NB + k];
                     uint  pk = positions[r * NB + k] + offset;
 #pragma unroll
-                    for (int c = 0; c < MAX_CHANNELS; c++)
+                    for (int c = 0; c < SEARCH_CHANNELS; c++)
                         if (c < channels)
                             est[c] += wk * frames[c * channel_stride + pk];
                 }
             }
 #pragma unroll
-            for (int c = 0; c < MAX_CHANNELS; c++) {
+            for (int c = 0; c < SEARCH_CHANNELS; c++) {
                 if (c < channels) {
                     float fm = flat_means[c * nr + r];
                     num[c] += b * (flat ? fm : est[c]);

@@ -57,9 +57,22 @@ static int search_grid_pos(int g, int step, int size, int patch)
     return min(g * step, size - patch);
 }
 
+/*
+ * SEARCH_CHANNELS, the most channels of a distance in this program (3 with
+ * joint colour, else 1), bounds the loops over the channels at compile
+ * time, so that one-channel programs compile to the plain distance.
+ */
+#ifndef SEARCH_CHANNELS
+#define SEARCH_CHANNELS 1
+#endif
+
 static float search_channel_weight(float4 weights, int c)
 {
+#if SEARCH_CHANNELS == 1
+    return 1.0f;
+#else
     return c == 0 ? weights.x : c == 1 ? weights.y : weights.z;
+#endif
 }
 
 /*
@@ -82,7 +95,8 @@ static float search_distance(__global const float *a, __global const float *b,
         float row = 0.0f;
         for (int k = 0; k < patch; k += block) {
             float blocks = 0.0f;
-            for (int c = 0; c < channels; c++) {
+#pragma unroll
+            for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
                 __global const float *ac = a + c * channel_stride + j * width;
                 __global const float *bc = b + c * channel_stride + j * width;
                 float sum = 0.0f;
@@ -306,7 +320,8 @@ void patch_search_tiled(__global const float *frames,
 
                     /* channel 0 from the reference tile, the others (joint
                      * colour) straight from global memory */
-                    for (int c = 0; c < channels; c++) {
+#pragma unroll
+                    for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
                         __global const float *row   = plane + c * channel_stride + row_offset;
                         __global const float *ref_c = ref_plane + c * channel_stride + ref_offset;
                         float weight = search_channel_weight(channel_weights, c);

@@ -179,7 +179,8 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
 
 /**
  * Build the program from a generated header of compile-time constants
- * (which must define NB_NEIGHBORS, the size of the search tables) followed
+ * (which must define NB_NEIGHBORS, the size of the search tables, and may
+ * define SEARCH_CHANNELS, the most channels of a patch distance) followed
  * by the shared kernels and the filter's own sources, then create the
  * command queue and the shared kernels.
  */

@@ -268,6 +268,7 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
+    av_bprintf(&defines, "#define SEARCH_CHANNELS %d\n", s->mode == COLOR_JOINT ? 3 : 1);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
