@@ -343,8 +343,11 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
 
 /*
  * The predictive search of VBM3D (doc/vbm3d_gpu-algorithm.md), one
- * work-item per reference patch. VBM3D_Q, the patches kept per frame, is a
- * compile-time constant; 'frames' is a ring of 'ring' planes.
+ * work-item per reference patch. Compile-time constants: VBM3D_Q, the
+ * patches kept per frame; VBM3D_R1MAX and VBM3D_R2MAX, the largest radii of
+ * the windows in the reference frame and in the other frames that are
+ * scanned a row of candidates at a time (0 to VBM3D_RMAX). 'frames' is a
+ * ring of 'ring' planes.
  */
 #define Q VBM3D_Q
 
@@ -368,6 +371,93 @@ static float vbm3d_distance(const float *ref, __global const float *b,
     return ssd;
 }
 
+/*
+ * Offer the candidate p of distance d to the table (dist, pos) of Q
+ * entries: skipped when it is 'exclude' or, with 'dedupe', already in the
+ * table (reached from another centre).
+ */
+static void vbm3d_offer(float *dist, uint *pos, float d, uint p, uint exclude,
+                        int dedupe)
+{
+    int seen = p == exclude;
+
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+        seen |= dedupe && pos[k] == p;
+    if (!seen && d < dist[Q - 1])
+        search_insert_sized(dist, pos, Q, d, p);
+}
+
+/* Windows up to this radius are scanned a row of candidates at a time. */
+#define VBM3D_RMAX 3
+#define VBM3D_SIDE (2 * VBM3D_RMAX + 1)
+
+/*
+ * The candidates of plane 'slot' within 'radius' of (cx, cy), scanned y
+ * outer, x inner, offered to the table. Up to 'rmax' (a constant at each
+ * call, at most VBM3D_RMAX), the distances of a whole row of candidates are
+ * computed together from each image row read once, with the sums of
+ * vbm3d_distance in the same order (without its early stop, which does not
+ * change which candidates enter).
+ */
+static void vbm3d_scan_window(__global const float *frames, const float *ref,
+                              int width, int height, int slot, int cx, int cy,
+                              int radius, const int rmax, uint exclude,
+                              int dedupe, float *dist, uint *pos)
+{
+    uint plane_size = (uint)width * height;
+    __global const float *plane = frames + slot * plane_size;
+    int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
+    int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
+
+    if (radius > rmax) {
+        for (int y = ys; y <= ye; y++) {
+            for (int x = xs; x <= xe; x++) {
+                uint p = slot * plane_size + y * width + x;
+                float d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
+
+                vbm3d_offer(dist, pos, d, p, exclude, dedupe);
+            }
+        }
+        return;
+    }
+
+    for (int y = ys; y <= ye; y++) {
+        float acc[VBM3D_SIDE];
+
+#pragma unroll
+        for (int c = 0; c < 2 * rmax + 1; c++)
+            acc[c] = 0.0f;
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            __global const float *line = plane + (y + j) * width;
+            float row[VBM3D_SIDE + K - 1];
+
+#pragma unroll
+            for (int i = 0; i < 2 * rmax + K; i++)
+                row[i] = line[clamp(cx - rmax + i, 0, width - 1)];
+#pragma unroll
+            for (int c = 0; c < 2 * rmax + 1; c++) {
+                float sum = 0.0f;
+#pragma unroll
+                for (int i = 0; i < K; i++) {
+                    float d = ref[j * K + i] - row[c + i];
+                    sum += d * d;
+                }
+                acc[c] += sum;
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < 2 * rmax + 1; c++) {
+            int x = cx - rmax + c;
+
+            if (x >= xs && x <= xe)
+                vbm3d_offer(dist, pos, acc[c], slot * plane_size + y * width + x,
+                            exclude, dedupe);
+        }
+    }
+}
+
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
 static void vbm3d_search_frame(__global const float *frames,
@@ -386,28 +476,11 @@ static void vbm3d_search_frame(__global const float *frames,
 #pragma unroll
     for (int c = 0; c < Q; c++) {
         uint centre = cpos[c] % plane_size;
-        int cx = centre % width, cy = centre / width;
-        int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
-        int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
 
-        if (cdist[c] == INFINITY)
-            continue;
-        for (int y = ys; y <= ye; y++) {
-            for (int x = xs; x <= xe; x++) {
-                uint p = slot * plane_size + y * width + x;
-                int seen = 0;
-                float d;
-
-#pragma unroll
-                for (int k = 0; k < Q; k++)
-                    seen |= pos[k] == p;
-                if (seen)
-                    continue;
-                d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
-                if (d < dist[Q - 1])
-                    search_insert_sized(dist, pos, Q, d, p);
-            }
-        }
+        if (cdist[c] != INFINITY)
+            vbm3d_scan_window(frames, ref, width, height, slot, centre % width,
+                              centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
+                              dist, pos);
     }
 }
 
@@ -471,7 +544,7 @@ __kernel void vbm3d_search(__global const float *frames,
     int gx = get_global_id(0);
     int gy = get_global_id(1);
     uint plane_size = (uint)width * height;
-    int x0, y0, xs, xe, ys, ye;
+    int x0, y0;
     float ref[K * K];
     uint ref_pos;
     float gdist[NB], dist[Q];
@@ -496,22 +569,8 @@ __kernel void vbm3d_search(__global const float *frames,
     }
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
-    xs = max(0, x0 - radius1);
-    xe = min(width - K, x0 + radius1);
-    ys = max(0, y0 - radius1);
-    ye = min(height - K, y0 + radius1);
-    for (int y = ys; y <= ye; y++) {
-        for (int x = xs; x <= xe; x++) {
-            uint p = ref_slot * plane_size + y * width + x;
-            float d;
-
-            if (p == ref_pos)
-                continue;
-            d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
-            if (d < dist[Q - 1])
-                search_insert_sized(dist, pos, Q, d, p);
-        }
-    }
+    vbm3d_scan_window(frames, ref, width, height, ref_slot, x0, y0, radius1,
+                      VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
     vbm3d_merge(gdist, gpos, dist, pos, 1);

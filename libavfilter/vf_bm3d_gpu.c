@@ -295,6 +295,21 @@ static void make_kaiser(float beta, float *kaiser)
             kaiser[a * BLOCK + b] = w[a] * w[b];
 }
 
+/*
+ * The radius up to which the predictive search scans the windows of the
+ * reference frame (predictive = 0) or of the other frames (1) a row of
+ * candidates at a time: the larger of both steps', 0 when above 3 (the
+ * kernel's VBM3D_RMAX; larger windows are scanned one candidate at a time).
+ */
+static int window_radius(const BM3DGPUContext *s, int predictive)
+{
+    int r = 0;
+
+    for (int i = 0; i < 2; i++)
+        r = FFMAX(r, (predictive ? s->par[i].prange : s->par[i].range) / 2);
+    return r <= 3 ? r : 0;
+}
+
 static int is_power_of_two(int v)
 {
     return v > 0 && !(v & (v - 1));
@@ -437,6 +452,8 @@ static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", int64_atomics);
     av_bprintf(&defines, "#define VBM3D_Q %d\n", s->video ? s->perframe : 1);
+    av_bprintf(&defines, "#define VBM3D_R1MAX %d\n", window_radius(s, 0));
+    av_bprintf(&defines, "#define VBM3D_R2MAX %d\n", window_radius(s, 1));
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
