@@ -142,53 +142,27 @@ expect_error "vbm3d group=6"     "group \(6\) must be a power of two"  vbm "grou
 expect_error "vbm3d 7x5"         "needs planes of at least 8x8"         vbm "sigma=10" gray 7x5
 expect_error "vbm3d rgba"        "Unsupported input format rgba"        vbm "sigma=10" rgba
 
-# determinism: two runs, identical bytes
-RUN=$((RUN + 1))
-for i in 1 2; do
-    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=0.6,format=yuv420p,noise=alls=30:allf=t" \
-       -vf "hwupload,nlmeans_gpu=sigma=25,hwdownload,format=yuv420p" -f rawvideo "$TMP/det$i.yuv"
-done
-if [ -s "$TMP/det1.yuv" ] && cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
-    echo "ok   determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
-else
-    echo "FAIL determinism: outputs differ or are empty"
-    FAILED=$((FAILED + 1))
-fi
-RUN=$((RUN + 1))
-for i in 1 2; do
-    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=0.6,format=yuv420p,noise=alls=30:allf=t" \
-       -vf "hwupload,bm3d_gpu=sigma=25:preset=ref,hwdownload,format=yuv420p" -f rawvideo "$TMP/bm$i.yuv"
-done
-if [ -s "$TMP/bm1.yuv" ] && cmp -s "$TMP/bm1.yuv" "$TMP/bm2.yuv"; then
-    echo "ok   bm3d determinism: two runs identical ($(md5sum < "$TMP/bm1.yuv" | cut -c1-32))"
-else
-    echo "FAIL bm3d determinism: outputs differ or are empty"
-    FAILED=$((FAILED + 1))
-fi
+# determinism NAME DURATION FILTER: two runs, identical bytes
+determinism() {
+    local name=$1 duration=$2 filter=$3 i
+    RUN=$((RUN + 1))
+    rm -f "$TMP/det1.yuv" "$TMP/det2.yuv"
+    for i in 1 2; do
+        ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=$duration,format=yuv420p,noise=alls=30:allf=t" \
+           -vf "hwupload,$filter,hwdownload,format=yuv420p" -f rawvideo -y "$TMP/det$i.yuv"
+    done
+    if [ -s "$TMP/det1.yuv" ] && cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
+        echo "ok   $name determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
+    else
+        echo "FAIL $name determinism: outputs differ or are empty"
+        FAILED=$((FAILED + 1))
+    fi
+}
 
-RUN=$((RUN + 1))
-for i in 1 2; do
-    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=1.6,format=yuv420p,noise=alls=30:allf=t" \
-       -vf "hwupload,vbm3d_gpu=sigma=25:past=2:future=2,hwdownload,format=yuv420p" -f rawvideo "$TMP/vbm$i.yuv"
-done
-if [ -s "$TMP/vbm1.yuv" ] && cmp -s "$TMP/vbm1.yuv" "$TMP/vbm2.yuv"; then
-    echo "ok   vbm3d determinism: two runs identical ($(md5sum < "$TMP/vbm1.yuv" | cut -c1-32))"
-else
-    echo "FAIL vbm3d determinism: outputs differ or are empty"
-    FAILED=$((FAILED + 1))
-fi
-
-RUN=$((RUN + 1))
-for i in 1 2; do
-    ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=1.6,format=yuv420p,noise=alls=30:allf=t" \
-       -vf "hwupload,nlmeans_gpu=sigma=25:past=2:future=2,hwdownload,format=yuv420p" -f rawvideo "$TMP/tnl$i.yuv"
-done
-if [ -s "$TMP/tnl1.yuv" ] && cmp -s "$TMP/tnl1.yuv" "$TMP/tnl2.yuv"; then
-    echo "ok   temporal nlmeans determinism: two runs identical ($(md5sum < "$TMP/tnl1.yuv" | cut -c1-32))"
-else
-    echo "FAIL temporal nlmeans determinism: outputs differ or are empty"
-    FAILED=$((FAILED + 1))
-fi
+determinism nlmeans          0.6 "nlmeans_gpu=sigma=25"
+determinism bm3d             0.6 "bm3d_gpu=sigma=25:preset=ref"
+determinism vbm3d            1.6 "vbm3d_gpu=sigma=25:past=2:future=2"
+determinism "temporal nlmeans" 1.6 "nlmeans_gpu=sigma=25:past=2:future=2"
 
 echo "errors.sh: $RUN cases, $FAILED failed"
 [ $FAILED -eq 0 ]

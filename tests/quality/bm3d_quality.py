@@ -17,7 +17,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
+from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
                     prepare_clean, psnr, read_pnm, search_parameter, skimage_data_dir)
 
 COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
@@ -196,18 +196,7 @@ def main():
     for sigma, n, o, p, ps in yuv_rows:
         lines.append("| %g | %.2f / %.2f | **%.2f / %.2f** | %.2f / %.2f (sigma=%g) |" % (
             sigma, n[0], n[1], o[0], o[1], p[0], p[1], ps))
-    table = "\n".join(lines)
-    print()
-    print(table)
-    print("\n(%.0f s)" % (time.time() - t_start))
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(table + "\n")
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("bm3d quality: PASS")
+    finish("bm3d quality", lines, args.report, failures, t_start)
 
 
 if __name__ == "__main__":

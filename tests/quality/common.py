@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 # Natural photographs shipped by scikit-image (Debian's python3-skimage).
 PHOTOS = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
@@ -186,3 +187,20 @@ def noisy_yuv420p(ff, tools, photo, size, sigma, seed, work):
                         str(seed + i), src, dst], check=True)
         noisy += read_pnm(dst)[3]
     return clean, noisy
+
+
+def finish(name, lines, report, failures, t_start):
+    """Print the table of 'lines' (also written to 'report' when given) and
+    the run time, then exit with status 1 listing the failures, if any."""
+    table = "\n".join(lines)
+    print()
+    print(table)
+    print("\n(%.0f s)" % (time.time() - t_start))
+    if report:
+        with open(report, "w") as f:
+            f.write(table + "\n")
+    if failures:
+        for f in failures:
+            print("FAIL: " + f)
+        sys.exit(1)
+    print("%s: PASS" % name)

@@ -24,7 +24,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
+from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
                     prepare_clean, psnr, read_pnm, skimage_data_dir, write_pgm)
 
 COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
@@ -195,18 +195,7 @@ def main():
     ]
     for sigma, npsnr, o in yuv420_rows:
         lines.append("| %g | %.2f / %.2f | %.2f / %.2f |" % (sigma, npsnr[0], npsnr[1], o[0], o[1]))
-    table = "\n".join(lines)
-    print()
-    print(table)
-    print("\n(%.0f s)" % (time.time() - t_start))
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(table + "\n")
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("nlmeans colour quality: PASS")
+    finish("nlmeans colour quality", lines, args.report, failures, t_start)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (PHOTOS, FFmpeg, add_noise, log, mean_psnr, prepare_clean,  # noqa: E402
+from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, prepare_clean,  # noqa: E402
                     read_pnm, search_parameter, skimage_data_dir)
 
 
@@ -99,18 +99,7 @@ def main():
     for sigma, npsnr, p5, de, cs, cp, os_, op in rows:
         lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f (s=%g) | %.2f (s=%g) | %+.2f |" % (
             sigma, npsnr, p5, de, cp, cs, op, os_, p5 - max(cp, op)))
-    table = "\n".join(lines)
-    print()
-    print(table)
-    print("\n(%.0f s)" % (time.time() - t_start))
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(table + "\n")
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("nlmeans quality: PASS")
+    finish("nlmeans quality", lines, args.report, failures, t_start)
 
 
 if __name__ == "__main__":

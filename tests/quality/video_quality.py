@@ -31,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "video"))
-from common import FFmpeg, log, mean_psnr, search_parameter, skimage_data_dir  # noqa: E402
+from common import finish, FFmpeg, log, mean_psnr, search_parameter, skimage_data_dir  # noqa: E402
 from make_video import make_sequence  # noqa: E402
 
 PHOTOS = ["camera", "astronaut", "chelsea"]
@@ -232,23 +232,12 @@ def main():
                 "`%s` %s" % (o, "NOT RUN" if v is None else "%.2f" % v) for o, v in tried)))
     if not_run:
         lines += ["", "NOT RUN: " + "; ".join(not_run)]
-    table = "\n".join(lines)
-    print()
-    print(table)
-    print("\n(%.0f s)" % (time.time() - t_start))
-    if args.report:
-        with open(args.report, "w") as f:
-            f.write(table + "\n")
     if not_run:
         for what in not_run:
             print(("not run (allowed): " if args.allow_missing else "FAIL: not run: ") + what)
         if not args.allow_missing:
             failures.append("%d filters or settings not run" % len(not_run))
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("video quality: PASS")
+    finish("video quality", lines, args.report, failures, t_start)
 
 
 if __name__ == "__main__":
