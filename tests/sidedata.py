@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Durations, a non-square sample aspect ratio and frame side data through
+the GPU denoisers, the temporal ones included, at the start and the end of
+the stream.
+
+The input: MAXN tiny PNG frames written here (32x24 RGB, patterned, with a
+pHYs chunk for a sample aspect ratio of 16:11, a cLLi chunk whose MaxCLL
+and MaxFALL change from frame to frame, an mDCv chunk whose maximum
+luminance changes from frame to frame, an sTER chunk on odd frames only and
+a tEXt chunk frame=f<n>), read with a display matrix (-display_rotation 90
+-noautorotate), given irregular timestamps (time base 1/1000, pts 1000 + 40 n
++ (7 n^2 mod 13)), where ffmpeg has setsar another non-square sample aspect
+ratio (64:45), uploaded, denoised, downloaded. What showinfo and
+metadata=print say of every output frame (pts, duration, SAR, side data:
+display matrix, content light level, mastering display, stereo 3D; frame
+metadata; not the checksums) must equal what they say of the same graph
+without the denoiser, for N frames in, N in NS, for bm3d_gpu, nlmeans_gpu
+and, with the temporal windows of tests/frames.sh (past/future 0/0, 1/1,
+4/4, 2/0 causal, 0/3), nlmeans_gpu and vbm3d_gpu.
+
+The reference itself is checked first: N frames, each with its own MaxCLL,
+a display matrix, the SAR, a duration, its tEXt metadata, and stereo 3D on
+odd frames only, so that the comparison cannot pass on frames without them.
+
+Frame durations are the same for every frame (40 ms): this ffmpeg has no
+filter or demuxer here that sets different durations frame by frame.
+
+Usage: sidedata.py [--ffmpeg PATH] [--device P.D] [--ns 1,2,3,5,9,12]
+Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
+Standard library only.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+WINDOWS = ["0/0", "1/1", "4/4", "2/0c", "0/3"]
+W, H = 32, 24
+
+
+def log(msg=""):
+    print(msg, flush=True)
+
+
+def chunk(tag, data):
+    return (struct.pack(">I", len(data)) + tag + data +
+            struct.pack(">I", zlib.crc32(tag + data) & 0xffffffff))
+
+
+def write_png(path, n):
+    """Frame n: a pattern with pseudo-random noise, and its chunks."""
+    seed = 12345 + n
+    rows = []
+    for y in range(H):
+        row = bytearray(b"\0")
+        for x in range(W):
+            for c in range(3):
+                seed = (seed * 1103515245 + 12345) & 0x7fffffff
+                v = (x * 7 + y * 5 + c * 60 + n * 3) % 200 + 28 + (seed >> 16) % 25 - 12
+                row.append(max(0, min(255, v)))
+        rows.append(bytes(row))
+    data = b"\x89PNG\r\n\x1a\n"
+    data += chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0))
+    data += chunk(b"pHYs", struct.pack(">IIB", 16, 11, 0))
+    data += chunk(b"cLLi", struct.pack(">II", (100 + n) * 10000, (50 + n) * 10000))
+    data += chunk(b"mDCv", struct.pack(">8H2I", 35400, 14600, 8500, 39850, 6550,
+                                        2300, 15635, 16450, (1000 + n) * 10000, 50))
+    if n % 2:
+        data += chunk(b"sTER", bytes([n // 2 % 2]))
+    data += chunk(b"tEXt", b"frame\0f%d" % n)
+    data += chunk(b"IDAT", zlib.compress(b"".join(rows)))
+    data += chunk(b"IEND", b"")
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def has_filter(ffmpeg, name):
+    p = subprocess.run([ffmpeg, "-hide_banner", "-h", "filter=" + name],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    return re.search(r"^Filter %s$" % name, p.stdout, re.M) is not None
+
+
+def graph(n, denoiser, setsar):
+    return ("trim=end_frame=%d,settb=1/1000,setpts=1000+N*40+mod(N*N*7\\,13),"
+            "format=yuv420p,%shwupload,%shwdownload,format=yuv420p,showinfo,"
+            "metadata=print" % (n, "setsar=64/45," if setsar else "",
+                                denoiser + "," if denoiser else ""))
+
+
+DROP = re.compile(r" (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)")
+
+
+def describe(args, dev, tmp, n, denoiser, setsar):
+    """(what showinfo then metadata=print say, or None, the command, stderr)"""
+    cmd = [args.ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info"] + dev + [
+        "-noautorotate", "-display_rotation", "90", "-framerate", "25",
+        "-i", os.path.join(tmp, "f%03d.png"), "-vf", graph(n, denoiser, setsar),
+        "-f", "null", "-"]
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           universal_newlines=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return None, cmd, "timed out"
+    if p.returncode != 0:
+        return None, cmd, p.stderr
+    lines = []
+    for f in ("showinfo", "metadata"):
+        pre = re.compile(r"^\[Parsed_%s_\d+ @ [^]]*\] ?(.*)$" % f)
+        for line in p.stderr.splitlines():
+            m = pre.match(line)
+            if m and not m.group(1).startswith("config "):
+                lines.append(re.sub(r" +", " ", DROP.sub("", m.group(1))))
+    return lines, cmd, p.stderr
+
+
+def check_reference(lines, n, sar):
+    """None, or what the reference lacks."""
+    text = "\n".join(lines)
+    frames = re.findall(r"^n: *(\d+) pts: *\d+ .*duration: *(\d+) .*sar:(\S+)", text, re.M)
+    if len(frames) != n:
+        return "%d frames, not %d" % (len(frames), n)
+    if any(d == "0" for _, d, _ in frames) or any(s != sar for _, _, s in frames):
+        return "durations or SAR not as set: %s" % frames
+    cll = re.findall(r"Content light level metadata: MaxCLL=(\d+)", text)
+    if cll != [str(100 + k) for k in range(n)]:
+        return "content light levels %s" % cll
+    for what, count in (("displaymatrix: rotation of", n), ("Mastering display", n),
+                        ("Stereo 3D", n // 2)):
+        if text.count(what) != count:
+            return "%d '%s', not %d" % (text.count(what), what, count)
+    if re.findall(r"^frame=(f\d+)$", text, re.M) != ["f%d" % k for k in range(n)]:
+        return "frame metadata missing"
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ffmpeg", default=os.environ.get("FFMPEG", "build/ffmpeg/ffmpeg"))
+    ap.add_argument("--device", default=os.environ.get("OPENCL_DEVICE", ""))
+    ap.add_argument("--ns", default="1,2,3,5,9,12")
+    args = ap.parse_args()
+    ns = [int(v) for v in args.ns.split(",")]
+    dev = ["-init_hw_device", "opencl=gpu" + (":" + args.device if args.device else ""),
+           "-filter_hw_device", "gpu"]
+    tmp = tempfile.mkdtemp(prefix="sidedata.")
+    try:
+        return run(args, dev, tmp, ns)
+    finally:
+        shutil.rmtree(tmp)
+
+
+def run(args, dev, tmp, ns):
+    for k in range(max(ns)):
+        write_png(os.path.join(tmp, "f%03d.png" % k), k)
+    setsar = has_filter(args.ffmpeg, "setsar")
+    sar = "64/45" if setsar else "16/11"
+    if not setsar:
+        log("note: no setsar in this ffmpeg; the SAR is the PNG frames' 16:11 only")
+
+    refs = {}
+    for n in ns:
+        lines, cmd, err = describe(args, dev, tmp, n, "", setsar)
+        why = "ffmpeg failed: %s" % err.strip()[-400:] if lines is None else \
+            check_reference(lines, n, sar)
+        if why:
+            log("FAIL reference N=%d: %s\n    %s" % (n, why, shlex.join(cmd)))
+            return 1
+        refs[n] = lines
+    log("ok   references: N = %s, SAR %s, duration 40, MaxCLL 100.., display "
+        "matrix, mastering display, stereo 3D on odd frames, metadata"
+        % (",".join(map(str, ns)), sar))
+
+    configs = [("bm3d_gpu", "bm3d_gpu=sigma=12"), ("nlmeans_gpu", "nlmeans_gpu=sigma=12")]
+    for f in ("nlmeans_gpu", "vbm3d_gpu"):
+        for w in WINDOWS:
+            past, future = w.rstrip("c").split("/")
+            opts = "sigma=12:past=%s:future=%s" % (past, future)
+            if w.endswith("c"):
+                opts += ":causal=1"
+            configs.append((f, "%s=%s" % (f, opts)))
+
+    failed = cases = 0
+    for name, denoiser in configs:
+        bad = 0
+        for n in ns:
+            cases += 1
+            lines, cmd, err = describe(args, dev, tmp, n, denoiser, setsar)
+            if lines is None:
+                log("FAIL %s N=%d: ffmpeg failed: %s\n    %s" % (
+                    denoiser, n, err.strip().splitlines()[-1:] or "", shlex.join(cmd)))
+                bad += 1
+                continue
+            if lines != refs[n]:
+                diff = [(a, b) for a, b in zip(refs[n], lines) if a != b]
+                log("FAIL %s N=%d: %d lines, %d in the reference; first difference:"
+                    % (denoiser, n, len(lines), len(refs[n])))
+                if diff:
+                    log("    want %s\n    got  %s" % diff[0])
+                log("    %s" % shlex.join(cmd))
+                bad += 1
+        failed += bad
+        if not bad:
+            log("ok   %s: N = %s, durations, SAR, side data and metadata kept"
+                % (denoiser, ",".join(map(str, ns))))
+    log("sidedata.py: %d cases, %d failed" % (cases, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
