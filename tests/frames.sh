@@ -6,15 +6,16 @@
 # vbm3d_gpu and for nlmeans_gpu with its temporal options; bm3d_gpu and
 # nlmeans_gpu without them run too, as a baseline.
 #
-# The input: tiny noisy testsrc2 frames (32x24 yuv420p) with irregular
-# timestamps (time base 1/1000, pts 1000 + 40 n + (7 n^2 mod 13)), colour
-# properties set (range, matrix, primaries, transfer, chroma location; with
-# setparams, where ffmpeg has it, the field order too) and per-frame
-# metadata (frame=f<n> on frame n), uploaded, denoised, downloaded. What
-# showinfo and metadata=print say of every output frame (pts, duration,
-# time base, format, size, SAR, flags, colour properties, metadata; not the
-# checksums) must equal what they say of the same graph without the
-# denoiser.
+# The input: tiny noisy testsrc2 frames (32x24 yuv420p, sample aspect ratio
+# 16:11) with irregular timestamps (time base 1/1000, pts 1000 + 40 n +
+# (7 n^2 mod 13)), colour properties set (range, matrix, primaries, transfer,
+# chroma location; with setparams, where ffmpeg has it, the field order too)
+# and per-frame metadata (frame=f<n> on frame n), uploaded, denoised,
+# downloaded. What showinfo and metadata=print say of every output frame
+# (pts, duration, time base, format, size, SAR, flags, colour properties,
+# metadata; not the checksums) must equal what they say of the same graph
+# without the denoiser. tests/sidedata.py does the same with frame side
+# data.
 #
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
@@ -64,7 +65,7 @@ graph() {
 describe() {
     local n=$1 denoiser=$2 out=$3 f
     timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel info $DEV \
-        -f lavfi -i "testsrc2=s=32x24:r=25,trim=end_frame=$n" \
+        -f lavfi -i "testsrc2=s=32x24:r=25:sar=16/11,trim=end_frame=$n" \
         -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
     for f in showinfo metadata; do
         grep -E "^\[Parsed_${f}_[0-9]+ @ " "$TMP/err" |
@@ -86,8 +87,10 @@ for ((n = 1; n <= MAXN; n++)); do
     fi
     frames=$(grep -c '^n: *[0-9]* pts:' "$TMP/ref$n")
     tags=$(grep -c '^frame=f' "$TMP/ref$n")
-    if [ "$frames" != $n ] || [ "$tags" != $n ] || ! grep -q 'color_range:pc' "$TMP/ref$n"; then
-        echo "FAIL reference N=$n: $frames frames, $tags tags, or no colour properties"
+    sars=$(grep -c '^n: .* sar:16/11 ' "$TMP/ref$n")
+    if [ "$frames" != $n ] || [ "$tags" != $n ] || [ "$sars" != $n ] ||
+       ! grep -q 'color_range:pc' "$TMP/ref$n"; then
+        echo "FAIL reference N=$n: $frames frames, $tags tags, $sars with SAR 16:11, or no colour properties"
         exit 1
     fi
 done
