@@ -1,0 +1,740 @@
+#!/usr/bin/env python3
+"""Randomised robustness test of the GPU denoisers (nlmeans_gpu, bm3d_gpu,
+vbm3d_gpu).
+
+Each case draws, from a seeded generator (case K of seed S is the same on
+every machine), one filter, a frame size (1 to 300 each way, mostly small),
+a pixel format among those the filters accept (the list the filters print
+when they refuse a format; two-channel formats, which PoCL cannot download,
+are left out), option values (names, ranges and named constants parsed from
+`ffmpeg -h filter=NAME`; mostly in range, some out of range or not numbers),
+sometimes a timeline (enable=between(n,A,B)), and 1 to 6 noisy testsrc2
+frames, and runs
+
+  ffmpeg -init_hw_device opencl=gpu[:DEV] -filter_hw_device gpu
+         -f lavfi -i testsrc2=...,noise=...,format=F
+         -vf hwupload,FILTER=OPTS,hwdownload,format=F -f rawvideo -
+
+with a time limit. A case passes when
+
+  * ffmpeg exits 0 with exactly as many frames as went in, of the input's
+    size, where the components the planes option leaves out, the frames the
+    timeline disables and the low bits of MSB formats equal the input's,
+    and with moderate settings each filtered plane stays close to the
+    input's (mean and mean absolute difference; see sane_plane);
+  * or ffmpeg exits non-zero, without a signal, without 'Assertion ...
+    failed' on stderr, with a message naming the problem: the option's name
+    for a value out of range or not a number (which must fail), hwupload's
+    message for a size the format's chroma subsampling does not divide
+    (OpenCL frames cannot hold those), otherwise an error logged by the
+    filter itself.
+
+A timeout, a signal, an assertion, a wrong frame count, an accepted value
+out of range or a refusal without a message fails the test; each failure
+prints the command that reproduces it.
+
+Cases 0 to 14 are fixed shapes, each with each filter: 1xN, Nx1, 7x7, 8x8
+and odd WxH. Some cases also change a runtime option with sendcmd at a
+later frame. The regression cases r0, r1, ... (REGRESSIONS: cases that
+found bugs) run first in every mode.
+
+Usage: robustness.py [--ffmpeg PATH] [--device P.D] [--seed S]
+                     [--cases N | --short] [--case K ...] [--timeout T] [-v]
+Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
+Standard library only.
+"""
+
+import argparse
+import array
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+FILTERS = ["nlmeans_gpu", "bm3d_gpu", "vbm3d_gpu"]
+DEFAULT_SEED = 1905
+DEFAULT_CASES = 300
+SHORT_CASES = 60
+SHAPES = ["1xN", "Nx1", "7x7", "8x8", "odd"]
+# the timeline option is drawn on its own (Case.enable)
+SKIP_OPTIONS = {"enable"}
+
+OPT_RE = re.compile(r"^   ([A-Za-z0-9_]+)\s+<(\w+)>\s+(\S+)\s?(.*)$")
+CONST_RE = re.compile(r"^     ([A-Za-z0-9_]+)\s+(-?\d+)\s+\S+")
+
+
+def log(msg=""):
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------------------
+# What the binary says: options and formats
+
+
+class Option:
+    def __init__(self, name, typ, flags, lo, hi, default, desc):
+        self.name, self.typ, self.lo, self.hi = name, typ, lo, hi
+        self.default, self.desc = default, desc
+        # T: can be changed while running (a command)
+        self.runtime = len(flags) > 9 and flags[9] == "T"
+        self.consts = []
+
+    def __repr__(self):
+        return "%s <%s> [%s, %s] %s" % (self.name, self.typ, self.lo, self.hi,
+                                        [c for c, _ in self.consts])
+
+
+def number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def filter_options(ffmpeg, name):
+    """The options of filter NAME: [Option]; exits when the filter is
+    missing or a numeric option has no parsable range."""
+    p = subprocess.run([ffmpeg, "-hide_banner", "-h", "filter=" + name],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if not re.search(r"^Filter %s$" % re.escape(name), p.stdout, re.M):
+        sys.exit("FAIL %s: no such filter in %s" % (name, ffmpeg))
+    opts, cur = [], None
+    for line in p.stdout.splitlines():
+        m = OPT_RE.match(line)
+        if m:
+            oname, typ, flags, desc = m.groups()
+            r = re.search(r"\(from (\S+) to (\S+)\)", desc)
+            d = re.search(r"\(default ([^)]*)\)\s*$", desc)
+            lo, hi = (number(r.group(1)), number(r.group(2))) if r else (None, None)
+            if typ == "boolean":
+                lo, hi = 0, 1
+            if typ in ("int", "float", "double", "int64") and (lo is None or hi is None):
+                sys.exit("FAIL %s: cannot parse the range of option %s: %r"
+                         % (name, oname, line))
+            cur = Option(oname, typ, flags, lo, hi, d.group(1) if d else None, desc)
+            opts.append(cur)
+            continue
+        m = CONST_RE.match(line)
+        if m and cur is not None:
+            cur.consts.append((m.group(1), int(m.group(2))))
+    if not opts:
+        sys.exit("FAIL %s: no options parsed from ffmpeg -h filter=%s" % (name, name))
+    return opts
+
+
+def supported_formats(ffmpeg, dev, name):
+    """The formats filter NAME accepts: those it lists when it refuses rgba."""
+    cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev + [
+        "-f", "lavfi", "-i", "testsrc2=s=16x16:r=25,trim=end_frame=1,format=rgba",
+        "-vf", "hwupload,%s,hwdownload,format=rgba" % name, "-f", "null", "-"]
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    m = re.search(r"Supported formats: ([^\n]*)\.", p.stderr)
+    if p.returncode == 0 or not m:
+        sys.exit("FAIL %s: rgba not refused with the list of supported formats:\n%s\n%s"
+                 % (name, shlex.join(cmd), p.stderr[-2000:]))
+    return [f.strip() for f in m.group(1).split(",")]
+
+
+class Layout:
+    """Planes of a planar format as rawvideo stores them: (w, h) scale,
+    bytes per sample, plane of each component, MSB shift."""
+
+    def __init__(self, fmt):
+        self.fmt = fmt
+        m = re.match(r"^(gray|yuvj?(4[0-4][0-4])p|gbrp)(\d+)?(msb)?(le)?$", fmt)
+        if not m or (m.group(5) is None and m.group(3) is not None):
+            raise ValueError("no layout known for pixel format %s: teach "
+                             "tests/robustness.py (class Layout)" % fmt)
+        kind, sub, depth, msb = m.group(1), m.group(2), m.group(3), m.group(4)
+        self.bytes = 2 if depth else 1
+        self.depth = int(depth) if depth else 8
+        self.shift = 16 - self.depth if msb else 0
+        self.maxval = (1 << (8 * self.bytes)) - 1
+        self.log2w = self.log2h = 0
+        if kind == "gray":
+            self.comp_plane = [0]
+            self.rgb = False
+        elif kind == "gbrp":
+            self.comp_plane = [2, 0, 1]     # R, G, B in planes 2, 0, 1
+            self.rgb = True
+        else:
+            self.comp_plane = [0, 1, 2]
+            self.rgb = False
+            self.log2w, self.log2h = {
+                "444": (0, 0), "422": (1, 0), "420": (1, 1), "440": (0, 1),
+                "411": (2, 0), "410": (2, 2)}[sub]
+
+    def planes(self, w, h):
+        """[(width, height)] of each plane."""
+        cw = -(-w >> self.log2w)
+        ch = -(-h >> self.log2h)
+        if len(self.comp_plane) == 1:
+            return [(w, h)]
+        if self.rgb:
+            return [(w, h)] * 3
+        return [(w, h), (cw, ch), (cw, ch)]
+
+    def fits(self, w, h):
+        """Whether OpenCL frames of this size exist (chroma exact)."""
+        return w % (1 << self.log2w) == 0 and h % (1 << self.log2h) == 0
+
+
+def usable_formats(ffmpeg, dev, filters):
+    """The formats every filter lists, without the two-channel ones."""
+    lists = [supported_formats(ffmpeg, dev, f) for f in filters]
+    common = [f for f in lists[0] if all(f in l for l in lists[1:])]
+    for f, l in zip(filters, lists):
+        if l != lists[0]:
+            log("note %s lists other formats: %s" % (f, ", ".join(l)))
+    semi = [f for f in common if re.match(r"^(nv\d\d|p\d\d\d)(le|be)?$", f)]
+    fmts = [f for f in common if f not in semi]
+    log("formats: %s" % ", ".join(fmts))
+    log("left out (two-channel, PoCL cannot download them): %s" % ", ".join(semi))
+    return {f: Layout(f) for f in fmts}
+
+
+# ---------------------------------------------------------------------------
+# Cases
+
+
+class Case:
+    pass
+
+
+def fmt_float(v):
+    s = "%.3f" % v
+    s = s.rstrip("0").rstrip(".")
+    return s if s not in ("-0", "") else "0"
+
+
+def draw_dim(rng):
+    u = rng.random()
+    if u < 0.08:
+        return rng.randint(1, 3)
+    if u < 0.60:
+        return rng.randint(4, 24)
+    if u < 0.85:
+        return rng.randint(25, 64)
+    if u < 0.95:
+        return rng.randint(65, 160)
+    return rng.randint(161, 300)
+
+
+def in_range_value(rng, opt):
+    """A value inside the option's range, as text."""
+    if opt.consts and rng.random() < 0.5:
+        return rng.choice(opt.consts)[0]
+    lo, hi = opt.lo, opt.hi
+    if opt.typ == "boolean":
+        return rng.choice(["0", "1", "true", "false"])
+    if opt.typ in ("int", "int64"):
+        lo, hi = int(lo), int(hi)
+        pows = [1 << k for k in range(0, 31) if lo <= (1 << k) <= hi]
+        if "power of two" in opt.desc and rng.random() < 0.85:
+            return str(rng.choice(pows + [0] if lo <= 0 else pows))
+        u = rng.random()
+        if u < 0.40:
+            v = rng.randint(lo, min(hi, lo + 7))
+        elif u < 0.65:
+            v = rng.randint(lo, hi)
+        elif u < 0.80:
+            v = rng.choice([lo, hi])
+        else:
+            v = rng.choice(pows) if pows else rng.randint(lo, hi)
+        return str(v)
+    u = rng.random()
+    if u < 0.35:
+        a, b = max(lo, 0.0), min(hi, 50.0)
+        v = rng.uniform(a, b) if a < b else lo
+    elif u < 0.60:
+        v = rng.uniform(lo, hi)
+    elif u < 0.80:
+        v = rng.choice([lo, hi])
+    else:
+        v = rng.uniform(lo, lo + (hi - lo) * 0.05)
+    return fmt_float(min(max(v, lo), hi))
+
+
+def out_of_range_value(rng, opt):
+    """A value outside the option's range, as text."""
+    lo, hi = opt.lo, opt.hi
+    step = 1 if opt.typ in ("int", "int64", "boolean") else rng.choice([0.5, 1, 100])
+    if rng.random() < 0.5:
+        v = lo - step
+    else:
+        v = hi + step
+    if rng.random() < 0.2:
+        v = rng.choice([-1e9, 1e9])
+    return str(int(v)) if opt.typ in ("int", "int64", "boolean") else fmt_float(v)
+
+
+GARBAGE = ["abc", "inf", "-inf", "nan", "1..2", "sigma", "0x", "1-", ""]
+
+
+def fvalue(c, name, default):
+    """Option NAME of case c as a number, DEFAULT where absent or not a
+    finite number."""
+    try:
+        v = float(c.values.get(name, default))
+    except ValueError:
+        return default
+    return v if abs(v) < 1e12 else default
+
+
+def window_frames(case, name):
+    """How many frames of the window a temporal filter holds."""
+    if name not in ("nlmeans_gpu", "vbm3d_gpu"):
+        return 1
+    default = 4 if name == "vbm3d_gpu" else 0
+    past = max(0, int(fvalue(case, "past", default)))
+    future = max(0, int(fvalue(case, "future", default)))
+    if case.values.get("causal") in ("1", "true"):
+        future = 0
+    return past + future + 1
+
+
+def cost(case):
+    """A rough estimate of the work of a case, in operations, so that large
+    frames go with light settings (COST_LIMIT: about 5 s on PoCL, 2 cores)."""
+    o, w, h = case.values, case.w, case.h
+    px = w * h * case.frames * 1.5
+    def iv(name, default):
+        v = int(fvalue(case, name, default))
+        return v if v > 0 else default
+    frames = min(window_frames(case, case.filter), case.frames)
+    if case.filter == "nlmeans_gpu":
+        r = iv("r", 21)
+        p = min(iv("p", 8), w, h)
+        step = max(1, min(iv("step", 4), p))
+        per = min(r, w) * min(r, h) * p * p / (step * step)
+        per += iv("n", 16) * p * p / (step * step) * 4
+        return px * per * frames
+    ref = o.get("preset") in ("ref", "1")
+    steps = []
+    for s in ("", "2"):
+        rng_ = iv("range" + s, (39 if ref else 21) if case.filter == "bm3d_gpu" else 7)
+        bstep = iv("bstep" + s, (3 if ref else 4) if case.filter == "bm3d_gpu" else (6 if not s else 4))
+        group = iv("group" + s, (16 if not s else 32) if ref else 8)
+        per = min(rng_, w) * min(rng_, h) * 64
+        if case.filter == "vbm3d_gpu":
+            pr = iv("prange" + s, 5)
+            per += (frames - 1) * iv("perframe", 2) * pr * pr * 64
+        per += group * 64 * 16
+        steps.append(per / (bstep * bstep))
+    return px * sum(steps) * 1.0
+
+
+COST_LIMIT = 4e9
+
+
+# Cases that found bugs, run first in every mode (rK): filter, WxH, format,
+# frames, options.
+REGRESSIONS = [
+    # kaiser in range (0 to 20) but above about 11.5: the final estimate is
+    # black where the Kaiser window's weights are small (all of it at 20)
+    ("bm3d_gpu", "16x16", "gray", 1, "kaiser=20"),
+    ("bm3d_gpu", "24x37", "yuv422p", 1, "group=4:kaiser=12.409:search=direct"),
+    ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=15:past=1:future=1"),
+]
+
+
+def regression_case(i, filters, formats):
+    name, size, fmt, frames, opts = REGRESSIONS[i]
+    c = Case()
+    c.k, c.filter, c.shape, c.fmt, c.frames = "r%d" % i, name, None, fmt, frames
+    c.w, c.h = (int(v) for v in size.split("x"))
+    c.values = dict(kv.split("=", 1) for kv in opts.split(":"))
+    c.expect, c.bad_option, c.enable, c.command = "any", None, None, None
+    c.noise, c.noise_seed = 10, 1
+    if name not in filters or fmt not in formats:
+        raise ValueError("regression case r%d: %s or %s not available" % (i, name, fmt))
+    return c
+
+
+def make_case(seed, k, filters, options, formats):
+    rng = random.Random("%s:%d" % (seed, k))
+    c = Case()
+    c.k = k
+    fmt_names = sorted(formats)
+    if k < len(SHAPES) * len(filters):
+        c.filter = filters[k % len(filters)]
+        c.shape = SHAPES[k // len(filters)]
+    else:
+        c.filter = rng.choice(filters)
+        c.shape = None
+
+    # options
+    c.values, c.expect, c.bad_option = {}, "any", None
+    opts = [o for o in options[c.filter] if o.name not in SKIP_OPTIONS]
+    for o in opts:
+        if rng.random() < 0.35:
+            c.values[o.name] = in_range_value(rng, o)
+    if c.shape is None:
+        u = rng.random()
+        numeric = [o for o in opts if o.typ in ("int", "int64", "float", "double", "boolean")]
+        if u < 0.10:
+            o = rng.choice(numeric)
+            c.values[o.name] = out_of_range_value(rng, o)
+            c.expect, c.bad_option = "fail", o.name
+        elif u < 0.14:
+            o = rng.choice(numeric)
+            # libavutil reads an empty boolean as 0
+            c.values[o.name] = rng.choice([g for g in GARBAGE if g or o.typ != "boolean"])
+            c.expect, c.bad_option = "fail", o.name
+
+    # frames, format, size
+    c.frames = rng.randint(1, 6)
+    c.enable = None
+    if rng.random() < 0.12:
+        a = rng.randint(0, c.frames - 1)
+        b = rng.randint(a, c.frames)
+        c.enable = (a, b)
+    # a command changing a runtime option at frame 1 or later (sendcmd)
+    c.command = None
+    runtime = [o for o in opts if o.runtime]
+    if c.frames > 1 and runtime and rng.random() < 0.12:
+        o = rng.choice(runtime)
+        v = in_range_value(rng, o) if rng.random() < 0.8 else out_of_range_value(rng, o)
+        c.command = (rng.randint(1, c.frames - 1), o.name, v)
+    if c.shape:
+        n = rng.randint(2, 40)
+        odd = rng.choice([3, 5, 9, 11, 13, 15, 17, 21, 25, 31, 33, 45])
+        w, h = {"1xN": (1, n), "Nx1": (n, 1), "7x7": (7, 7), "8x8": (8, 8),
+                "odd": (odd, rng.choice([3, 5, 9, 11, 13, 15, 17, 21, 25, 31, 33, 45]))}[c.shape]
+        fits = [f for f in fmt_names if formats[f].fits(w, h)]
+        c.fmt = rng.choice(fits)
+        c.w, c.h = w, h
+    else:
+        c.fmt = rng.choice(fmt_names)
+        lay = formats[c.fmt]
+        c.w, c.h = draw_dim(rng), draw_dim(rng)
+        if rng.random() < 0.93:
+            c.w = -(-c.w >> lay.log2w) << lay.log2w
+            c.h = -(-c.h >> lay.log2h) << lay.log2h
+        # keep it affordable on a CPU device: shrink the frames, then drop
+        # frames, keeping the shape's parity
+        while cost(c) > COST_LIMIT and max(c.w, c.h) > 8:
+            if c.w >= c.h:
+                c.w = max(8, (c.w * 2 // 3) >> lay.log2w << lay.log2w)
+            else:
+                c.h = max(8, (c.h * 2 // 3) >> lay.log2h << lay.log2h)
+        while cost(c) > COST_LIMIT and c.frames > 1:
+            c.frames -= 1
+        if c.enable:
+            c.enable = (min(c.enable[0], c.frames - 1), min(c.enable[1], c.frames))
+    c.noise = rng.randint(0, 40)
+    c.noise_seed = rng.randint(0, 1 << 30)
+    return c
+
+
+def source(c):
+    return ("testsrc2=s=%dx%d:r=25,format=gbrp,trim=end_frame=%d,"
+            "noise=alls=%d:allf=t:all_seed=%d,format=%s"
+            % (c.w, c.h, c.frames, c.noise, c.noise_seed, c.fmt))
+
+
+def sendcmd(c):
+    """The sendcmd filter sending c's command at its frame (25 frames/s)."""
+    if not c.command:
+        return ""
+    f, name, value = c.command
+    return "sendcmd=c='%s %s %s %s'," % (fmt_float(f / 25.0 - 0.001), c.filter, name, value)
+
+
+def filter_args(c):
+    args = ["%s=%s" % kv for kv in sorted(c.values.items())]
+    if c.enable:
+        args.append("enable='between(n,%d,%d)'" % c.enable)
+    return c.filter + ("=" + ":".join(args) if args else "")
+
+
+def commands(ffmpeg, dev, c):
+    base = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"]
+    ref = base + ["-f", "lavfi", "-i", source(c), "-f", "rawvideo", "-"]
+    run = base + dev + ["-f", "lavfi", "-i", source(c), "-vf",
+                        "%shwupload,%s,hwdownload,format=%s" % (sendcmd(c), filter_args(c), c.fmt),
+                        "-f", "rawvideo", "-"]
+    return ref, run
+
+
+def describe(c):
+    return "case %s: %s %dx%d %s, %d frame%s, %s%s" % (
+        c.k, c.filter, c.w, c.h, c.fmt, c.frames, "s" if c.frames > 1 else "",
+        filter_args(c), ", command %s=%s at frame %d" % (c.command[1], c.command[2], c.command[0])
+        if c.command else "")
+
+
+# ---------------------------------------------------------------------------
+# Checks
+
+
+def samples(data, lay):
+    if lay.bytes == 1:
+        return data
+    a = array.array("H")
+    a.frombytes(data)
+    if sys.byteorder != "little":
+        a.byteswap()
+    return a
+
+
+
+
+def moderate(c):
+    """Settings under which a denoised plane must keep its input's mean
+    (those of the command too)."""
+    if c.command:
+        after = Case()
+        after.filter, after.command = c.filter, None
+        after.values = dict(c.values)
+        after.values[c.command[1]] = c.command[2]
+        if not moderate(after):
+            return False
+    if max(fvalue(c, "sigma", 10), fvalue(c, "csigma", -1), fvalue(c, "h", 0)) > 40:
+        return False
+    if c.filter == "nlmeans_gpu":
+        return fvalue(c, "flat", 1.05) <= 2
+    return fvalue(c, "hdthr", 2.7) <= 6
+
+
+def convex(c, lay, mask):
+    """Whether every output sample is a weighted average of input samples of
+    its plane: nlmeans_gpu, except in opponent colours (RGB frames, all
+    three components, color auto or opponent)."""
+    if c.filter != "nlmeans_gpu":
+        return False
+    color = c.values.get("color", "auto")
+    return not (lay.rgb and mask & 7 == 7 and color in ("auto", "opponent", "2", "3"))
+
+
+def sane_plane(c, out, ref, lay, plane, w, h):
+    """None, or why a denoised plane is not a denoised version of ref: its
+    mean moved by more than 6% of the full scale, or, for planes of 16x16
+    and more, the mean absolute difference exceeds 15%."""
+    a, b = samples(out, lay), samples(ref, lay)
+    n = len(a)
+    mo, mr = sum(a) / n, sum(b) / n
+    scale = lay.maxval
+    if abs(mo - mr) > 0.06 * scale:
+        return ("plane %d: mean %.1f, input %.1f: more than 6%% of %d apart"
+                % (plane, mo, mr, scale))
+    if w >= 16 and h >= 16:
+        mad = sum(abs(x - y) for x, y in zip(a, b)) / n
+        if mad > 0.15 * scale:
+            return ("plane %d: mean absolute difference from the input %.1f, "
+                    "more than 15%% of %d" % (plane, mad, scale))
+    return None
+
+
+def check_output(c, lay, out, ref):
+    """None, or what is wrong with a successful run's output."""
+    planes = lay.planes(c.w, c.h)
+    sizes = [w * h * lay.bytes for w, h in planes]
+    offsets = [sum(sizes[:p]) for p in range(len(sizes))]
+    fsize = sum(sizes)
+    if len(ref) != fsize * c.frames:
+        return "the reference has %d bytes, not %d frames of %d" % (len(ref), c.frames, fsize)
+    if len(out) != len(ref):
+        return ("%d frame(s) out (%d bytes) for %d in (%d bytes)"
+                % (len(out) // fsize, len(out), c.frames, len(ref)))
+    try:
+        mask = int(c.values.get("planes", "15"), 0)
+    except ValueError:
+        mask = 15
+    selected = {lay.comp_plane[i] for i in range(len(lay.comp_plane)) if mask >> i & 1}
+    plane = lambda data, f, p: data[f * fsize + offsets[p]:f * fsize + offsets[p] + sizes[p]]
+    bounds = {}
+    if convex(c, lay, mask):
+        for p in selected:
+            vals = [samples(plane(ref, f, p), lay) for f in range(c.frames)]
+            bounds[p] = (min(min(v) for v in vals), max(max(v) for v in vals))
+    for f in range(c.frames):
+        disabled = c.enable and not (c.enable[0] <= f <= c.enable[1])
+        for p, (w, h) in enumerate(planes):
+            o, r = plane(out, f, p), plane(ref, f, p)
+            if disabled or p not in selected:
+                if o != r:
+                    why = "disabled by the timeline" if disabled else "not selected by planes"
+                    return "frame %d plane %d (%s) differs from the input" % (f, p, why)
+                continue
+            so = samples(o, lay)
+            if lay.shift:
+                low = (1 << lay.shift) - 1
+                bad = sum(1 for v in so if v & low)
+                if bad:
+                    return "frame %d plane %d: %d samples with low bits set" % (f, p, bad)
+            if p in bounds:
+                lo, hi = min(so), max(so)
+                if lo < bounds[p][0] or hi > bounds[p][1]:
+                    return ("frame %d plane %d: samples from %d to %d, outside the "
+                            "input's %d to %d (a weighted average cannot be)"
+                            % (f, p, lo, hi, bounds[p][0], bounds[p][1]))
+            if moderate(c):
+                why = sane_plane(c, o, r, lay, p, w, h)
+                if why:
+                    return "frame %d %s" % (f, why)
+    return None
+
+
+ASSERT_RE = re.compile(r"Assertion .* failed at ")
+
+
+def filter_errors(c, err):
+    """Error lines logged by the filter instance itself, bar libavfilter's
+    generic ones."""
+    pre = re.compile(r"^\[(Parsed_%s_\d+|%s) @ [^]]*\] (.*)$" % (c.filter, c.filter))
+    lines = []
+    for line in err.splitlines():
+        m = pre.match(line)
+        if m and not m.group(2).startswith("Failed to configure"):
+            lines.append(m.group(2))
+    return lines
+
+
+def classify(c, lay, p, out, ref):
+    """(outcome, detail): outcome is ok, refused, rejected-option,
+    refused-upload or FAIL."""
+    err = p["stderr"]
+    if p["timeout"]:
+        return "FAIL", "timed out after %d s" % p["timeout"]
+    rc = p["rc"]
+    if rc < 0:
+        return "FAIL", "killed by signal %d" % -rc
+    m = ASSERT_RE.search(err)
+    if m:
+        return "FAIL", "assertion on stderr: %s" % err[m.start():m.start() + 200].splitlines()[0]
+    if rc == 0:
+        if c.expect == "fail":
+            return "FAIL", "%s=%s accepted" % (c.bad_option, c.values[c.bad_option])
+        why = check_output(c, lay, out, ref)
+        if why:
+            return "FAIL", why
+        return "ok", ""
+    if not err.strip():
+        return "FAIL", "exit status %d with nothing on stderr" % rc
+    if c.expect == "fail":
+        named = r"['\"]%s['\"]" % re.escape(c.bad_option)
+        if re.search(named, err):
+            first = [l for l in err.splitlines() if re.search(named, l)][0]
+            return "rejected-option", re.sub(r"^\[[^]]*\] ", "", first)
+        return "FAIL", "exit %d, no message naming option %s" % (rc, c.bad_option)
+    if not lay.fits(c.w, c.h) and re.search(r"^\[hwupload @ [^]]*\] ", err, re.M):
+        return "refused-upload", "hwupload: " + re.search(
+            r"^\[hwupload @ [^]]*\] (.*)$", err, re.M).group(1)
+    lines = filter_errors(c, err)
+    if lines:
+        return "refused", lines[0]
+    return "FAIL", "exit %d without an error from %s" % (rc, c.filter)
+
+
+def run(cmd, timeout):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           timeout=timeout)
+        return {"rc": p.returncode, "out": p.stdout,
+                "stderr": p.stderr.decode("utf-8", "replace"), "timeout": 0,
+                "time": time.time() - t0}
+    except subprocess.TimeoutExpired as e:
+        return {"rc": -9, "out": e.stdout or b"",
+                "stderr": (e.stderr or b"").decode("utf-8", "replace"),
+                "timeout": timeout, "time": time.time() - t0}
+
+
+def normalise(msg):
+    """A refusal message without its numbers, to count the kinds."""
+    return re.sub(r"-?\d+(\.\d+)?", "N", msg)[:90]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ffmpeg", default=os.environ.get("FFMPEG", "build/ffmpeg/ffmpeg"))
+    ap.add_argument("--device", default=os.environ.get("OPENCL_DEVICE", ""))
+    ap.add_argument("--seed", default=str(DEFAULT_SEED))
+    ap.add_argument("--cases", type=int, default=DEFAULT_CASES)
+    ap.add_argument("--short", action="store_true",
+                    help="%d cases (make check)" % SHORT_CASES)
+    ap.add_argument("--case", action="append", default=[],
+                    help="run only case K, or regression case rK (repeatable)")
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    if args.short:
+        args.cases = SHORT_CASES
+
+    t_start = time.time()
+    dev = ["-init_hw_device", "opencl=gpu" + (":" + args.device if args.device else ""),
+           "-filter_hw_device", "gpu"]
+    options = {f: filter_options(args.ffmpeg, f) for f in FILTERS}
+    for f in FILTERS:
+        log("%s options: %s" % (f, " ".join(o.name for o in options[f])))
+    try:
+        formats = usable_formats(args.ffmpeg, dev, FILTERS)
+    except ValueError as e:
+        log("FAIL %s" % e)
+        return 1
+
+    ks = args.case or ["r%d" % i for i in range(len(REGRESSIONS))] + list(range(args.cases))
+    counts = {f: {} for f in FILTERS}
+    kinds = {}
+    failures = []
+    times = []
+    for k in ks:
+        try:
+            if str(k).startswith("r"):
+                c = regression_case(int(str(k)[1:]), FILTERS, formats)
+            else:
+                c = make_case(args.seed, int(k), FILTERS, options, formats)
+        except ValueError as e:
+            log("FAIL %s" % e)
+            failures.append(k)
+            continue
+        lay = formats[c.fmt]
+        ref_cmd, cmd = commands(args.ffmpeg, dev, c)
+        r = run(ref_cmd, args.timeout)
+        if r["rc"] != 0:
+            outcome, detail = "FAIL", "the input alone failed: %s" % r["stderr"].strip()[-300:]
+            p = r
+        else:
+            p = run(cmd, args.timeout)
+            outcome, detail = classify(c, lay, p, p["out"], r["out"])
+        counts[c.filter][outcome] = counts[c.filter].get(outcome, 0) + 1
+        times.append((p["time"], k))
+        if outcome in ("refused", "rejected-option", "refused-upload"):
+            key = (c.filter, outcome, normalise(detail))
+            kinds[key] = kinds.get(key, 0) + 1
+        line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
+                                        describe(c), p["time"],
+                                        ": %s %s" % (outcome, detail) if outcome != "ok" else "")
+        if outcome == "FAIL":
+            failures.append((c, detail, cmd, p["stderr"]))
+            log(line)
+            log("    reproduce: %s" % shlex.join(cmd))
+            for l in p["stderr"].strip().splitlines()[-6:]:
+                log("    | %s" % l)
+        elif args.verbose:
+            log(line)
+
+    elapsed = time.time() - t_start
+    log("")
+    log("summary, seed %s, %d cases in %.0f s:" % (args.seed, len(ks), elapsed))
+    order = ["ok", "refused", "rejected-option", "refused-upload", "FAIL"]
+    for f in FILTERS:
+        n = sum(counts[f].values())
+        log("  %-12s %3d cases: %s" % (f, n, ", ".join(
+            "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
+    log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
+    log("  refusals (filter, kind, message):")
+    for (f, o, msg), n in sorted(kinds.items()):
+        log("    %3d %-12s %-16s %s" % (n, f, o, msg))
+    log("robustness.py: %d cases, %d failed" % (len(ks), len(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
