@@ -29,7 +29,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-frames check-robustness check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -74,6 +74,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-errors
 	$(MAKE) check-doc
 	$(MAKE) check-frames
+	$(MAKE) check-robustness
 	$(MAKE) check-model
 	$(MAKE) check-quality
 	@echo "make check: all tests passed"
@@ -94,6 +95,13 @@ check-vbm3d-model: $(TESTBIN)/vbm3d_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TE
 
 check-frames: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/frames.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/sidedata.py
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/instances.py
+
+# Random filters, sizes, formats, options and frame counts (seeded; the
+# short mode of tests/robustness.py: its regression cases and 60 cases)
+check-robustness: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py --short
 
 check-model: ffmpeg $(TEST_TOOLS) check-vbm3d-model
 	@mkdir -p $(PHOTO_CACHE)
