@@ -46,6 +46,14 @@
 
 #define BLOCK 8
 
+/*
+ * Largest Kaiser beta: the window's corner weight is 1 / I0(beta)^2, and the
+ * smallest contribution to the fixed-point sums (doc/bm3d_gpu-algorithm.md)
+ * must stay far above their unit, 2^-32: at beta 5 it is 2800 units, at 11.5
+ * it rounds to 0 and the frame's corners have no weight left.
+ */
+#define KAISER_MAX 5
+
 enum BM3DStage {
     STAGE_IO,
     STAGE_SEARCH1,      ///< block matching of step 1, then of step 2
@@ -877,7 +885,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     { "hdthr", "hard threshold of the first step, in units of sigma",                              \
       OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },                           \
     { "kaiser", "beta of the Kaiser window of the aggregation",                                     \
-      OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, 20, FLAGS },                              \
+      OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, KAISER_MAX, FLAGS },                      \
     { "transform", "2-D transform of the first step (the second uses the DCT)",                     \
       OFFSET(transform), AV_OPT_TYPE_INT, { .i64 = TRANSFORM_DCT }, TRANSFORM_BIOR, TRANSFORM_DCT, FLAGS, .unit = "transform" }, \
         { "dct",  "discrete cosine transform",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_DCT },  0, 0, FLAGS, .unit = "transform" }, \
