@@ -13,7 +13,8 @@ SHELL := /bin/bash
 PYTHON ?= python3
 OPENCL_DEVICE ?=
 
--include config.mk
+CONFIG_MK ?= config.mk
+-include $(CONFIG_MK)
 
 BUILDDIR ?= $(CURDIR)/build
 FFMPEG_TREE ?= $(BUILDDIR)/ffmpeg-src
@@ -29,7 +30,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-robustness check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-frames check-robustness check-asan check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -37,7 +38,7 @@ deps:
 	tools/deps.sh --install
 
 configured:
-	@test -f config.mk || { tools/deps.sh --ensure && ./configure; }
+	@test -f $(CONFIG_MK) || { tools/deps.sh --ensure && ./configure; }
 
 # A filter added since the last ./configure needs FFmpeg's configure again.
 overlay: configured
@@ -78,6 +79,22 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-model
 	$(MAKE) check-quality
 	@echo "make check: all tests passed"
+
+# The whole test suite with the host code (FFmpeg and our filters) built with
+# AddressSanitizer and UndefinedBehaviorSanitizer, in its own build directory
+# from the same FFmpeg source; the kernels run on the OpenCL device as
+# usual. Any report aborts ffmpeg (a crash for the tests); leaks inside the
+# OpenCL implementation are suppressed (tests/lsan.supp), not ours.
+ASAN_DIR = $(BUILDDIR)/asan
+SANITIZE = -fsanitize=address,undefined -fno-omit-frame-pointer
+check-asan: ffmpeg
+	test -f $(ASAN_DIR)/config.mk || ./configure --minimal --builddir=$(ASAN_DIR) \
+	    --config-mk=$(ASAN_DIR)/config.mk --ffmpeg-source=$(FFMPEG_TREE) \
+	    --extra-cflags="$(SANITIZE)" --extra-ldflags="$(SANITIZE)"
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
+	    $(MAKE) CONFIG_MK=$(ASAN_DIR)/config.mk check
 
 check-fate: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise OPENCL_DEVICE=$(OPENCL_DEVICE)
