@@ -52,9 +52,9 @@ ffmpeg: overlay
 install: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) install
 
-$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h tests/model/opponent.h $(PNM_SRC)
+$(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/nlmeans_model.h tests/model/opponent.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)
-	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/tools/pnm.c -lm
+	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/ref_tool.c tests/tools/pnm.c -lm
 
 $(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)

@@ -27,13 +27,12 @@
  * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
  */
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nlmeans_model.h"
+#include "ref_tool.h"
 #include "../tools/pnm.h"
 
 #define MAX_FRAMES  64
@@ -67,76 +66,6 @@ static void usage(void)
         "             -csigma applies to U and V\n"
         "  -csigma S  noise of the chroma channels, -1: sigma (-1)\n");
     exit(2);
-}
-
-/* Read a P5 or P6 of maxval 255 or 65535. */
-static int read_pnm(const char *name, PNMImage *img)
-{
-    FILE *f = pnm_open(name, "rb");
-    int ret = -1;
-
-    if (!f)
-        return -1;
-    if (pnm_read_header(f, img) < 0 ||
-        (img->channels != 1 && img->channels != 3))
-        fprintf(stderr, "%s: not a binary PGM (P5) or PPM (P6)\n", name);
-    else if (img->maxval != 255 && img->maxval != 65535)
-        fprintf(stderr, "%s: maxval %d, only 255 and 65535 are supported\n",
-                name, img->maxval);
-    else if (img->width < 1 || img->height < 1 ||
-             (double)img->width * img->height * img->channels > PNM_MAX_SAMPLES)
-        fprintf(stderr, "%s: bad size %dx%d\n", name, img->width, img->height);
-    else
-        ret = pnm_read_samples(f, name, img);
-    fclose(f);
-    return ret;
-}
-
-/*
- * Sample to the 8-bit scale, as denoise_load_plane() does: the stored
- * integer times 255 / maxval, in float (exactly v for 8-bit samples).
- */
-static float to_8bit_scale(unsigned v, int maxval)
-{
-    return (float)v * (255.0f / (float)maxval);
-}
-
-/*
- * Back to samples, as denoise_quantise() with shift 0 and the image write
- * that follows it (which gives back q exactly).
- */
-static unsigned quantise(float v, int maxval)
-{
-    float container = (float)maxval;
-    float q = v * (container / 255.0f);
-
-    q = q < 0.0f ? 0.0f : q > container ? container : q;
-    return (unsigned)rintf(q);
-}
-
-static double parse_num(const char *opt, const char *arg, double min, double max)
-{
-    char *end;
-    double v;
-
-    errno = 0;
-    v = strtod(arg, &end);
-    if (errno || end == arg || *end || !(v >= min && v <= max)) {
-        fprintf(stderr, "%s: bad value '%s' (range %g..%g)\n", opt, arg, min, max);
-        exit(2);
-    }
-    return v;
-}
-
-static int parse_int(const char *opt, const char *arg, int min, int max)
-{
-    double v = parse_num(opt, arg, min, max);
-
-    if (v != (int)v) {
-        fprintf(stderr, "%s: '%s' is not an integer\n", opt, arg);
-        exit(2);
-    }
-    return (int)v;
 }
 
 enum Color {
@@ -211,21 +140,21 @@ int main(int argc, char **argv)
         if (a + 1 >= argc)
             usage();
         if (!strcmp(opt, "-sigma"))
-            par.sigma = (float)parse_num(opt, argv[++a], 0, 255);
+            par.sigma = (float)ref_parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-csigma"))
-            par.csigma = (float)parse_num(opt, argv[++a], -1, 255);
+            par.csigma = (float)ref_parse_num(opt, argv[++a], -1, 255);
         else if (!strcmp(opt, "-h"))
-            par.h = (float)parse_num(opt, argv[++a], 0, 255);
+            par.h = (float)ref_parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-p"))
-            par.patch = parse_int(opt, argv[++a], 1, 32);
+            par.patch = ref_parse_int(opt, argv[++a], 1, 32);
         else if (!strcmp(opt, "-step"))
-            par.step = parse_int(opt, argv[++a], 1, 32);
+            par.step = ref_parse_int(opt, argv[++a], 1, 32);
         else if (!strcmp(opt, "-r"))
-            par.research = parse_int(opt, argv[++a], 1, 99);
+            par.research = ref_parse_int(opt, argv[++a], 1, 99);
         else if (!strcmp(opt, "-n"))
-            par.nb_neighbors = parse_int(opt, argv[++a], 1, 32);
+            par.nb_neighbors = ref_parse_int(opt, argv[++a], 1, 32);
         else if (!strcmp(opt, "-flat"))
-            par.flat = (float)parse_num(opt, argv[++a], 0, 10);
+            par.flat = (float)ref_parse_num(opt, argv[++a], 0, 10);
         else if (!strcmp(opt, "-kernel")) {
             const char *v = argv[++a];
             if (!strcmp(v, "exp"))
@@ -249,7 +178,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(opt, "-frames"))
             frame_list = argv[++a];
         else if (!strcmp(opt, "-ref"))
-            ref = parse_int(opt, argv[++a], 0, MAX_FRAMES - 1);
+            ref = ref_parse_int(opt, argv[++a], 0, MAX_FRAMES - 1);
         else
             usage();
     }
@@ -290,7 +219,7 @@ int main(int argc, char **argv)
     }
 
     for (t = 0; t < nb_frames; t++) {
-        if (read_pnm(names[t], &frames_img[t]) < 0)
+        if (ref_read_pnm(names[t], &frames_img[t]) < 0)
             return 1;
         if (frames_img[t].width    != frames_img[0].width  ||
             frames_img[t].height   != frames_img[0].height ||
@@ -323,7 +252,7 @@ int main(int argc, char **argv)
         }
         for (t = 0; t < nb_frames; t++)
             for (i = 0; i < n; i++)
-                frames[c][t * n + i] = to_8bit_scale(frames_img[t].data[i * nb_ch + c],
+                frames[c][t * n + i] = ref_to_8bit_scale(frames_img[t].data[i * nb_ch + c],
                                                      out.maxval);
     }
 
@@ -332,7 +261,7 @@ int main(int argc, char **argv)
 
     for (c = 0; c < nb_ch; c++)
         for (i = 0; i < n; i++)
-            out.data[i * nb_ch + c] = quantise(dst[c][i], out.maxval);
+            out.data[i * nb_ch + c] = ref_quantise(dst[c][i], out.maxval);
     if (pnm_write(pos_args[nb_pos - 1], &out) < 0)
         return 1;
 
