@@ -642,6 +642,7 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
         .nb_frames  = hi - lo + 1,
         .ring       = fq->ring,
         .ref_slot   = t % fq->ring,
+        .nb_past    = t - lo,
     };
 }
 

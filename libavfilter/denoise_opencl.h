@@ -88,10 +88,11 @@ typedef struct DenoiseWindow {
     int nb_frames;
     int ring;
     int ref_slot;
+    int nb_past;        ///< frames of the window before the reference frame
 } DenoiseWindow;
 
 /** A window of one frame, for spatial filtering. */
-#define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0 })
+#define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0, 0 })
 
 #define DENOISE_MAX_RING 32   ///< frames kept on the device, at most
 

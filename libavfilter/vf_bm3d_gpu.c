@@ -531,10 +531,9 @@ static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
  * patches of a group lying there are aggregated. */
 static cl_uint aggregation_slots(const DenoiseWindow *win)
 {
-    int nb_past = (win->ref_slot - win->first_slot + win->ring) % win->ring;
     cl_uint slots = 0;
 
-    for (int i = nb_past; i < win->nb_frames; i++)
+    for (int i = win->nb_past; i < win->nb_frames; i++)
         slots |= 1U << ((win->first_slot + i) % win->ring);
     return slots;
 }
@@ -546,8 +545,7 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     BM3DGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c][i];
     int stage = i ? STAGE_SEARCH2 : STAGE_SEARCH1;
-    int nb_past = (win->ref_slot - win->first_slot + win->ring) % win->ring;
-    int nb_future = win->nb_frames - 1 - nb_past;
+    int nb_future = win->nb_frames - 1 - win->nb_past;
     int radius1 = s->par[i].range / 2, radius2 = s->par[i].prange / 2;
     cl_kernel k = s->kernel_search_video;
     cl_int cle;
@@ -562,7 +560,7 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     CL_SET_KERNEL_ARG(k,  2, cl_int, &ds->height);
     CL_SET_KERNEL_ARG(k,  3, cl_int, &win->ring);
     CL_SET_KERNEL_ARG(k,  4, cl_int, &win->ref_slot);
-    CL_SET_KERNEL_ARG(k,  5, cl_int, &nb_past);
+    CL_SET_KERNEL_ARG(k,  5, cl_int, &win->nb_past);
     CL_SET_KERNEL_ARG(k,  6, cl_int, &nb_future);
     CL_SET_KERNEL_ARG(k,  7, cl_int, &ds->step);
     CL_SET_KERNEL_ARG(k,  8, cl_int, &ds->nx);
@@ -732,6 +730,13 @@ static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
     return 0;
 }
 
+/* The last frame whose basic estimate frame t needs: the last of its window
+ * for the second step, or t itself with estim=basic. */
+static int64_t last_basic_needed(const BM3DGPUContext *s, int64_t t, int64_t last)
+{
+    return s->estim == ESTIMATE_BASIC ? t : FFMIN(last, t + s->future);
+}
+
 /*
  * Frame t: the basic estimates its second step needs (those of its window,
  * or its own alone with estim=basic), then its second step.
@@ -740,11 +745,10 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
                          int *mask)
 {
     BM3DGPUContext *s = avctx->priv;
-    int basic_only = s->estim == ESTIMATE_BASIC;
     int err;
 
-    err = run_first_steps(avctx, basic_only ? t : FFMIN(last, t + s->future), last);
-    if (err >= 0 && !basic_only)
+    err = run_first_steps(avctx, last_basic_needed(s, t, last), last);
+    if (err >= 0 && s->estim != ESTIMATE_BASIC)
         err = run_step(avctx, 1, t, last);
     if (err < 0)
         return err;
@@ -752,17 +756,16 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
 }
 
 /* Frame t passes through (timeline): the later frames still need its basic
- * estimate, and those of its window. */
+ * estimate, and those of its window, unless every window is one frame. */
 static int skip_frame(AVFilterContext *avctx, int64_t t, int64_t last)
 {
     BM3DGPUContext *s = avctx->priv;
 
-    if (!s->video) {
+    if (!s->past && !s->future) {
         s->next_basic = t + 1;
         return 0;
     }
-    return run_first_steps(avctx, s->estim == ESTIMATE_BASIC ? t :
-                           FFMIN(last, t + s->future), last);
+    return run_first_steps(avctx, last_basic_needed(s, t, last), last);
 }
 
 /* A new frame in its slot: its planes (opponent channels for RGB grouped
