@@ -56,12 +56,12 @@ $(TESTBIN)/nlmeans_ref: tests/model/nlmeans_ref.c tests/model/nlmeans_model.c te
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/nlmeans_ref.c tests/model/nlmeans_model.c tests/model/ref_tool.c tests/tools/pnm.c -lm
 
-$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
+$(TESTBIN)/bm3d_ref: tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ tests/model/bm3d_ref.c tests/model/bm3d_model.c tests/model/ref_tool.c tests/tools/pnm.c -lm
 
 VBM3D_REF_SRC = tests/model/vbm3d_ref.c tests/model/vbm3d_model.c tests/model/bm3d_model.c
-$(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3d_model.h tests/model/bm3d_model_internal.h $(REF_TOOL_SRC)
+$(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(VBM3D_REF_SRC) tests/model/ref_tool.c tests/tools/pnm.c -lm
 

@@ -57,6 +57,7 @@
 
 #include "bm3d_model.h"
 #include "bm3d_model_internal.h"
+#include "opponent.h"
 
 #if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
 #error "float expressions must be evaluated in float (e.g. -msse2 -mfpmath=sse on x86)"
@@ -787,35 +788,7 @@ void bm3d_model_plane(const float *noisy, int width, int height,
 }
 
 /*
- * RGB to opponent channels and back, per sample, in float, exactly as
- * written (the constants are float expressions: 1.0f / 3.0f etc.).
- */
-static void rgb_to_opponent(float r, float g, float b, float *o)
-{
-    o[0] = ((r + g) + b) * (1.0f / 3.0f);
-    o[1] = (r - b) * 0.5f;
-    o[2] = ((r + b) - 2.0f * g) * 0.25f;
-}
-
-static void opponent_to_rgb(float y, float u, float v, float *rgb)
-{
-    const float m = y + v * (2.0f / 3.0f);
-
-    rgb[0] = m + u;
-    rgb[1] = y - v * (4.0f / 3.0f);
-    rgb[2] = m - u;
-}
-
-/* Noise of opponent channel c of an RGB frame of noise sigma. */
-float bm3d_opponent_sigma(float sigma, int c)
-{
-    static const double ratio2[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
-
-    return (float)((double)sigma * sqrt(ratio2[c]));
-}
-
-/*
- * out[c] = rgb_to_opponent(in[0], in[1], in[2])[c] per sample; 'out' may
+ * out[c] = opponent_forward(in[0], in[1], in[2])[c] per sample; 'out' may
  * be 'in'.
  */
 void bm3d_planes_to_opponent(const float *const *in, size_t size,
@@ -825,7 +798,7 @@ void bm3d_planes_to_opponent(const float *const *in, size_t size,
     float o[3];
 
     for (p = 0; p < size; p++) {
-        rgb_to_opponent(in[0][p], in[1][p], in[2][p], o);
+        opponent_forward(in[0][p], in[1][p], in[2][p], o);
         out[0][p] = o[0];
         out[1][p] = o[1];
         out[2][p] = o[2];
@@ -833,7 +806,7 @@ void bm3d_planes_to_opponent(const float *const *in, size_t size,
 }
 
 /*
- * out[c] = opponent_to_rgb(in[0], in[1], in[2])[c] per sample; 'out' may
+ * out[c] = opponent_inverse(in[0], in[1], in[2])[c] per sample; 'out' may
  * be 'in'.
  */
 void bm3d_planes_to_rgb(const float *const *in, size_t size,
@@ -843,7 +816,7 @@ void bm3d_planes_to_rgb(const float *const *in, size_t size,
     float rgb[3];
 
     for (p = 0; p < size; p++) {
-        opponent_to_rgb(in[0][p], in[1][p], in[2][p], rgb);
+        opponent_inverse(in[0][p], in[1][p], in[2][p], rgb);
         out[0][p] = rgb[0];
         out[1][p] = rgb[1];
         out[2][p] = rgb[2];
@@ -872,7 +845,7 @@ void bm3d_model_color(float *const noisy[3], int width, int height,
             opp[c]   = bm3d_alloc_or_die(plane_size, sizeof(*opp[c]));
             in[c]    = opp[c];
             fin[c]   = bm3d_alloc_or_die(plane_size, sizeof(*fin[c]));
-            sigma[c] = bm3d_opponent_sigma(par->sigma, c);
+            sigma[c] = opponent_sigma(par->sigma, c);
         } else {
             in[c]    = noisy[c];
             fin[c]   = dst[c];

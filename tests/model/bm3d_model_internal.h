@@ -119,12 +119,10 @@ void bm3d_divide(const int64_t *num, const int64_t *den, size_t size,
                  float *out);
 
 /*
- * Colour: the noise of opponent channel c of an RGB frame of noise sigma,
- * (float)((double)sigma * sqrt(1/3, 1/2, 3/8)); the conversion of three
- * planes of 'size' samples to opponent channels and back, per sample, in
- * float ('out' may be 'in').
+ * Colour: the conversion of three planes of 'size' samples to opponent
+ * channels and back, per sample, in float, with opponent.h ('out' may be
+ * 'in'); opponent_sigma() of opponent.h gives their noise.
  */
-float bm3d_opponent_sigma(float sigma, int c);
 void bm3d_planes_to_opponent(const float *const *rgb, size_t size,
                              float *const *out);
 void bm3d_planes_to_rgb(const float *const *opp, size_t size,

@@ -42,6 +42,7 @@
 
 #include "bm3d_model.h"
 #include "bm3d_model_internal.h"
+#include "opponent.h"
 #include "vbm3d_model.h"
 
 #define K           BM3D_PATCH
@@ -527,7 +528,7 @@ void vbm3d_model_color(float **const noisy[3], int nb_frames,
         seq.noisy[c] = (const float *const *)(is_rgb ? opp[c] : noisy[c]);
         seq.basic[c] = bas[c];
         seq.dst[c]   = is_rgb ? fin[c] : dst[c];
-        seq.sigma[c] = is_rgb ? bm3d_opponent_sigma(par->sigma, c)
+        seq.sigma[c] = is_rgb ? opponent_sigma(par->sigma, c)
                               : par->sigma;
     }
     if (is_rgb)
