@@ -5,6 +5,8 @@
 #   make install   install under the configured prefix
 #   make check     build and run every test on the default OpenCL device
 #   make demo      denoise a noisy natural photograph, print PSNR before/after
+#   make bench     quality and speed of the filters and their peers, with a
+#                  report and a plot in doc/ (QUICK=1: minutes on PoCL)
 #
 # 'make', 'make check' and 'make demo' run ./configure with its defaults when
 # it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device.
@@ -30,7 +32,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-robustness check-asan check-vbm3d-model demo bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-frames check-robustness check-asan check-vbm3d-model demo bench bench-pack bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
 
 all: ffmpeg
 
@@ -68,6 +70,10 @@ $(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3
 $(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $< tests/tools/pnm.c -lm
+
+$(TESTBIN)/cltrace.so: tests/tools/cltrace.c
+	@mkdir -p $(TESTBIN)
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl -lpthread
 
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
@@ -150,6 +156,38 @@ demo: ffmpeg $(TEST_TOOLS)
 	$(PYTHON) tests/demo.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
 	    --work $(BUILDDIR)/demo --sigma $(SIGMA) \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
+
+# One-command benchmark (tests/bench/bench.py, doc/benchmarks.md): quality
+# and speed of the three filters against every peer on the default OpenCL
+# device (OPENCL_DEVICE=P.D for another); writes doc/bench/NAME.{csv,md,png}
+# and the report into doc/benchmarks.md. QUICK=1: small inputs and a short
+# search (under 10 minutes on 2 cores with PoCL). The Python peers come from
+# PyPI into a virtual environment under the build folder (BENCH_PEERS: the
+# CPU reference bm3d by default; bm3d-cupy and bm3d-triton need a CUDA GPU).
+BENCH_NAME ?= $(if $(QUICK),quick,full)
+BENCH_PEERS ?= bm3d
+BENCH_VENV = $(BUILDDIR)/venv-bench
+BENCH_PYPI = bm3d==4.0.3 matplotlib==3.11.2
+bench: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/cltrace.so $(BENCH_VENV)/installed
+	@mkdir -p $(PHOTO_CACHE)
+	BENCH_COMMAND="make bench$(if $(QUICK), QUICK=1)" $(BENCH_VENV)/bin/python3 tests/bench/bench.py \
+	    --ffmpeg $(FFMPEG) --tools $(TESTBIN) --work $(BUILDDIR)/bench-work \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) $(if $(QUICK),--quick) \
+	    --python-peers $(BENCH_PEERS) --name $(BENCH_NAME) --out doc/bench \
+	    --doc doc/benchmarks.md --doc-png bench/$(BENCH_NAME).png
+
+$(BENCH_VENV)/installed:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python3 -m pip install -q $(BENCH_PYPI)
+	touch $@
+
+# A folder to copy to a machine with no network, for tests/bench/run_copied.sh
+# (doc/benchmarks.md): ffmpeg, the tools, the photographs and the wheels of
+# the Python peers for PACK_PYTHON (the version of python3 there).
+PACK_DIR ?= $(BUILDDIR)/bench-pack
+PACK_PYTHON ?= 3.12
+bench-pack: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/cltrace.so
+	tests/bench/pack.sh $(FFMPEG) $(TESTBIN) $(PHOTO_CACHE) $(PACK_DIR) $(PACK_PYTHON)
 
 # Speed of nlmeans_gpu and nlmeans_opencl (see doc/benchmarks.md)
 bench-nlmeans-speed: ffmpeg

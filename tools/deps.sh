@@ -10,7 +10,7 @@
 set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
-pocl-opencl-icd clinfo python3 xz-utils gnupg dpkg-dev ca-certificates"
+pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
@@ -18,6 +18,7 @@ missing() {
         command -v $cmd > /dev/null 2>&1 || { echo "$cmd"; return 0; }
     done
     [ -f /usr/include/CL/cl.h ] || { echo "OpenCL headers"; return 0; }
+    python3 -c 'import ensurepip' 2> /dev/null || { echo "python3-venv"; return 0; }
     ls /etc/OpenCL/vendors/*.icd > /dev/null 2>&1 || { echo "an OpenCL ICD"; return 0; }
     return 0
 }

@@ -1,0 +1,266 @@
+/*
+ * cltrace: an LD_PRELOAD library that measures what a program does on its
+ * OpenCL device, for the benchmarks:
+ *   - the time the device spent in kernels, from profiling events: every
+ *     command queue is created with CL_QUEUE_PROFILING_ENABLE and every
+ *     kernel launch gets an event, read back when the queue is finished;
+ *   - the memory objects (buffers and images) alive at once: their peak
+ *     count and bytes.
+ * At exit it writes one line to stderr, or to the file named by
+ * CLTRACE_OUT:
+ *   cltrace: kernels N kernel_ms T mem_peak_bytes B mem_peak_objects O
+ * It changes nothing else, so it also measures filters that have no
+ * profiling of their own (FFmpeg's nlmeans_opencl).
+ *
+ *   cc -O2 -shared -fPIC -o cltrace.so cltrace.c -ldl -lpthread
+ *   LD_PRELOAD=./cltrace.so ffmpeg ...
+ *
+ * This file is part of the GPU denoise filters for FFmpeg (LGPL 2.1 or later).
+ */
+
+#define _GNU_SOURCE
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_PENDING 65536
+#define MAX_OBJECTS 65536
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cl_event pending[MAX_PENDING];
+static int nb_pending;
+static uint64_t kernels, kernel_ns;
+
+static struct { cl_mem mem; size_t size; } objects[MAX_OBJECTS];
+static int nb_objects, peak_objects;
+static size_t live_bytes, peak_bytes;
+
+static void *next(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "cltrace: no %s in the OpenCL library\n", name);
+        abort();
+    }
+    return f;
+}
+
+/* Read the times of the finished kernels; with the lock held. */
+static void collect(void)
+{
+    for (int i = 0; i < nb_pending; i++) {
+        cl_ulong start, end;
+        if (clGetEventProfilingInfo(pending[i], CL_PROFILING_COMMAND_START,
+                                    sizeof(start), &start, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(pending[i], CL_PROFILING_COMMAND_END,
+                                    sizeof(end), &end, NULL) == CL_SUCCESS &&
+            end >= start) {
+            kernel_ns += end - start;
+            kernels++;
+        }
+        clReleaseEvent(pending[i]);
+    }
+    nb_pending = 0;
+}
+
+static void track(cl_mem mem, size_t size)
+{
+    if (!mem)
+        return;
+    pthread_mutex_lock(&lock);
+    if (nb_objects < MAX_OBJECTS) {
+        objects[nb_objects].mem  = mem;
+        objects[nb_objects].size = size;
+        nb_objects++;
+        live_bytes += size;
+        if (live_bytes > peak_bytes)
+            peak_bytes = live_bytes;
+        if (nb_objects > peak_objects)
+            peak_objects = nb_objects;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static void untrack(cl_mem mem)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nb_objects; i++) {
+        if (objects[i].mem == mem) {
+            live_bytes -= objects[i].size;
+            objects[i] = objects[--nb_objects];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static size_t image_bytes(const cl_image_format *fmt, const cl_image_desc *desc)
+{
+    size_t channels = 4, depth = 1, layers = 1, bytes = 1;
+
+    switch (fmt->image_channel_order) {
+    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: channels = 1; break;
+    case CL_RG: case CL_RA:                                      channels = 2; break;
+    case CL_RGB:                                                 channels = 3; break;
+    }
+    switch (fmt->image_channel_data_type) {
+    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16:
+    case CL_UNSIGNED_INT16: case CL_HALF_FLOAT:                  bytes = 2; break;
+    case CL_SIGNED_INT32: case CL_UNSIGNED_INT32: case CL_FLOAT: bytes = 4; break;
+    }
+    if (desc->image_type == CL_MEM_OBJECT_IMAGE3D)
+        depth = desc->image_depth;
+    if (desc->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
+        desc->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY)
+        layers = desc->image_array_size;
+    return desc->image_width * (desc->image_height ? desc->image_height : 1) *
+           depth * layers * channels * bytes;
+}
+
+cl_command_queue clCreateCommandQueue(cl_context ctx, cl_device_id dev,
+                                      cl_command_queue_properties props,
+                                      cl_int *err)
+{
+    static cl_command_queue (*f)(cl_context, cl_device_id,
+                                 cl_command_queue_properties, cl_int *);
+    if (!f)
+        f = next("clCreateCommandQueue");
+    return f(ctx, dev, props | CL_QUEUE_PROFILING_ENABLE, err);
+}
+
+cl_command_queue clCreateCommandQueueWithProperties(cl_context ctx, cl_device_id dev,
+                                                    const cl_queue_properties *props,
+                                                    cl_int *err)
+{
+    static cl_command_queue (*f)(cl_context, cl_device_id,
+                                 const cl_queue_properties *, cl_int *);
+    cl_queue_properties p[32];
+    int n = 0, have = 0;
+
+    if (!f)
+        f = next("clCreateCommandQueueWithProperties");
+    for (int i = 0; props && props[i] && n < 28; i += 2) {
+        p[n++] = props[i];
+        p[n++] = props[i + 1];
+        if (props[i] == CL_QUEUE_PROPERTIES) {
+            p[n - 1] |= CL_QUEUE_PROFILING_ENABLE;
+            have = 1;
+        }
+    }
+    if (!have) {
+        p[n++] = CL_QUEUE_PROPERTIES;
+        p[n++] = CL_QUEUE_PROFILING_ENABLE;
+    }
+    p[n] = 0;
+    return f(ctx, dev, p, err);
+}
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
+                              const size_t *offset, const size_t *global,
+                              const size_t *local, cl_uint nb_wait,
+                              const cl_event *wait, cl_event *event)
+{
+    static cl_int (*f)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                       const size_t *, const size_t *, cl_uint,
+                       const cl_event *, cl_event *);
+    cl_event ev = NULL;
+    cl_int ret;
+
+    if (!f)
+        f = next("clEnqueueNDRangeKernel");
+    ret = f(q, k, dim, offset, global, local, nb_wait, wait, &ev);
+    if (ret == CL_SUCCESS && ev) {
+        if (event) {
+            *event = ev;
+            clRetainEvent(ev);
+        }
+        pthread_mutex_lock(&lock);
+        if (nb_pending == MAX_PENDING) {
+            clWaitForEvents(nb_pending, pending);
+            collect();
+        }
+        pending[nb_pending++] = ev;
+        pthread_mutex_unlock(&lock);
+    }
+    return ret;
+}
+
+cl_int clFinish(cl_command_queue q)
+{
+    static cl_int (*f)(cl_command_queue);
+    cl_int ret;
+
+    if (!f)
+        f = next("clFinish");
+    ret = f(q);
+    pthread_mutex_lock(&lock);
+    if (nb_pending)
+        clWaitForEvents(nb_pending, pending);
+    collect();
+    pthread_mutex_unlock(&lock);
+    return ret;
+}
+
+cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
+                      void *host, cl_int *err)
+{
+    static cl_mem (*f)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+    cl_mem mem;
+
+    if (!f)
+        f = next("clCreateBuffer");
+    mem = f(ctx, flags, size, host, err);
+    track(mem, size);
+    return mem;
+}
+
+cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format *fmt,
+                     const cl_image_desc *desc, void *host, cl_int *err)
+{
+    static cl_mem (*f)(cl_context, cl_mem_flags, const cl_image_format *,
+                       const cl_image_desc *, void *, cl_int *);
+    cl_mem mem;
+
+    if (!f)
+        f = next("clCreateImage");
+    mem = f(ctx, flags, fmt, desc, host, err);
+    /* an image on a buffer shares that buffer's memory */
+    track(mem, desc->buffer ? 0 : image_bytes(fmt, desc));
+    return mem;
+}
+
+cl_int clReleaseMemObject(cl_mem mem)
+{
+    static cl_int (*f)(cl_mem);
+    cl_uint refs = 0;
+
+    if (!f)
+        f = next("clReleaseMemObject");
+    if (clGetMemObjectInfo(mem, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs,
+                           NULL) == CL_SUCCESS && refs == 1)
+        untrack(mem);
+    return f(mem);
+}
+
+__attribute__((destructor)) static void report(void)
+{
+    const char *path = getenv("CLTRACE_OUT");
+    FILE *out = path ? fopen(path, "a") : NULL;
+
+    /* kernels not followed by a clFinish are not counted: their context
+     * may be gone by now */
+    pthread_mutex_lock(&lock);
+    fprintf(out ? out : stderr,
+            "cltrace: kernels %" PRIu64 " kernel_ms %.3f mem_peak_bytes %zu "
+            "mem_peak_objects %d\n", kernels, kernel_ns / 1e6, peak_bytes,
+            peak_objects);
+    pthread_mutex_unlock(&lock);
+    if (out)
+        fclose(out);
+}
