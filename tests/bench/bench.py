@@ -497,6 +497,13 @@ def fmt_num(v, f="%.2f"):
     return "-" if v is None or v == "" else f % v
 
 
+def fmt_ms(v):
+    """Milliseconds (or a ratio) with 3 significant digits, no exponent."""
+    if v is None or v == "":
+        return "-"
+    return "%.0f" % v if abs(v) >= 100 else "%.3g" % v
+
+
 def ratio_text(rows, ours):
     """Speed of 'ours' against the fastest peer of equal or better PSNR at
     sigma 20, else against the peer of best PSNR."""
@@ -505,7 +512,7 @@ def ratio_text(rows, ours):
         return "-"
     better = [r for r in peers if r["psnr20"] >= ours["psnr20"]]
     ref = min(better, key=lambda r: r["ms"]) if better else max(peers, key=lambda r: r["psnr20"])
-    return "%.3gx vs %s (%+.2f dB)" % (ref["ms"] / ours["ms"], ref["method"],
+    return "%sx vs %s (%+.2f dB)" % (fmt_ms(ref["ms"] / ours["ms"]), ref["method"],
                                       ours["psnr20"] - ref["psnr20"])
 
 
@@ -535,8 +542,8 @@ def summarise(records, sigmas):
 def write_report(path, meta, records, sigmas, methods):
     tasks = summarise(records, sigmas)
     notes = {m.name: m.note for m in methods}
-    lines = ["Measured %s on %s (OpenCL: %s; CPU: %s), with `%s`%s." % (
-        meta["date"], meta["host"], meta["device"], meta["cpu"], meta["command"],
+    lines = ["Measured %s on the OpenCL device %s, CPU peers on %s, with `%s`%s." % (
+        meta["date"], meta["device"], meta["cpu"], meta["command"],
         " (quick mode: small inputs, a shorter search)" if meta["quick"] else ""), ""]
     lines += ["Inputs: %s. Exact AWGN (seeds fixed), sigma %s. Ours run at their defaults "
               "with the true sigma; every peer's strength is searched for each sigma and its "
@@ -560,11 +567,11 @@ def write_report(path, meta, records, sigmas, methods):
                   "|---" * (2 * len(sigmas) + 5) + "|"]
         for r in rows:
             name = "**%s**" % r["method"] if r["kind"] == "ours" else r["method"]
-            ms = fmt_num(r["ms"], "%.4g") + (" (%s)" % r["time_note"] if r["time_note"] else "")
+            ms = fmt_ms(r["ms"]) + (" (%s)" % r["time_note"] if r["time_note"] else "")
             lines.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 name, " | ".join(fmt_num(r["psnr"].get(s)) for s in sigmas),
                 " | ".join(fmt_num(r["ssim"].get(s), "%.4f") for s in sigmas), ms,
-                fmt_num(r["kernel_ms"], "%.4g"), fmt_num(r["peak_mb"], "%.0f"),
+                fmt_ms(r["kernel_ms"]), fmt_num(r["peak_mb"], "%.0f"),
                 ratio_text(rows, r) if r["kind"] == "ours" else ""))
         lines.append("")
     lines += ["Notes on the peers: " + "; ".join("%s: %s" % (k, v) for k, v in notes.items() if v)
@@ -576,7 +583,7 @@ def write_report(path, meta, records, sigmas, methods):
     return "\n".join(lines)
 
 
-def write_plot(path, records, sigmas, title):
+def write_plot(path, records, sigmas, title, sizes):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -597,7 +604,8 @@ def write_plot(path, records, sigmas, title):
             ax.annotate(r["method"] + ("*" if r["time_note"] else ""), (r["ms"], r["psnr20"]),
                         fontsize=7, xytext=(4, 2), textcoords="offset points")
         ax.set_xscale("log")
-        ax.set_xlabel("time per frame (ms, log scale)")
+        size = sizes.get(task)
+        ax.set_xlabel("time per %sframe (ms, log scale)" % (size + " " if size else ""))
         ax.set_ylabel("PSNR at sigma 20 (dB)")
         ax.set_title(TASK_TITLES[task])
         ax.grid(True, which="both", alpha=0.3)
@@ -675,7 +683,7 @@ def main():
     meta_path = os.path.join(args.out, name + ".json")
 
     if not args.report_only:
-        meta = {"date": time.strftime("%Y-%m-%d"), "host": platform.node() and "this machine",
+        meta = {"date": time.strftime("%Y-%m-%d"),
                 "device": device_name(ff), "cpu": cpu_name(), "quick": q,
                 "command": "make bench" + (" QUICK=1" if q else ""),
                 "inputs": "gray: %s (%dx%d crops); colour: %s (%dx%d); video: %s filmed by "
@@ -686,6 +694,8 @@ def main():
                 "speed_inputs": "a %dx%d frame tiled from the photographs (gray; RGB for "
                                 "colour) and %dx%d gray frames panning over it for video, sigma 20" % (
                                     large[0], large[1], vlarge[0], vlarge[1]),
+                "speed_sizes": {"gray": "%dx%d" % large, "colour": "%dx%d" % large,
+                                "video": "%dx%d" % vlarge},
                 "speed_frames": args.speed_frames, "speed_s": args.speed_s, "not_run": []}
         if os.environ.get("BENCH_COMMAND"):
             meta["command"] = os.environ["BENCH_COMMAND"]
@@ -697,7 +707,8 @@ def main():
     records = list(csv.DictReader(open(csv_path)))
     text = write_report(os.path.join(args.out, name + ".md"), meta, records, sigmas, METHODS)
     png = os.path.join(args.out, name + ".png")
-    have_plot = write_plot(png, records, sigmas, "%s, %s" % (meta["device"], meta["date"]))
+    have_plot = write_plot(png, records, sigmas, "%s, %s" % (meta["device"], meta["date"]),
+                           meta.get("speed_sizes", {}))
     if args.doc:
         update_doc(args.doc, name, text, args.doc_png or os.path.relpath(png, os.path.dirname(args.doc))
                    if have_plot else "")
