@@ -75,6 +75,10 @@ $(TESTBIN)/cltrace.so: tests/tools/cltrace.c
 	@mkdir -p $(TESTBIN)
 	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl -lpthread
 
+$(TESTBIN)/clfault.so: tests/tools/clfault.c
+	@mkdir -p $(TESTBIN)
+	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl
+
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
 	$(MAKE) check-fate
@@ -105,8 +109,9 @@ check-asan: ffmpeg
 check-fate: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise OPENCL_DEVICE=$(OPENCL_DEVICE)
 
-check-errors: ffmpeg
+check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so tests/faults.sh
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi

@@ -180,6 +180,14 @@ static int build_program(AVFilterContext *avctx, const char **src, int nb_src)
     return 0;
 }
 
+static int has_image_support(cl_device_id device)
+{
+    cl_bool images = CL_FALSE;
+
+    return clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images),
+                           &images, NULL) == CL_SUCCESS && images;
+}
+
 int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const char *defines, const char **sources,
                            int nb_sources)
@@ -194,6 +202,11 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     int err, n = 0;
 
     av_assert0(nb_sources + 4 <= FF_ARRAY_ELEMS(src));
+    if (!has_image_support(ocf->hwctx->device_id)) {
+        av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
+               "the filter reads and writes OpenCL frames as images.\n");
+        return AVERROR(ENOSYS);
+    }
     src[n++] = defines;
     src[n++] = search_defines;
     src[n++] = ff_source_denoise_common_cl;

@@ -1,0 +1,109 @@
+#!/bin/bash
+#
+# Device faults: the OpenCL device made to fail by tests/tools/clfault.so
+# (LD_PRELOAD) the way real devices do. For each of the three filters:
+#   - no image support: a clear error;
+#   - a kernel build failure: a clear error;
+#   - the device refusing its 1st, 2nd, ... buffer, or an image (the frames
+#     of hwupload), at start and in mid-stream: a clear error;
+#   - no 64-bit atomics (bm3d_gpu, vbm3d_gpu): atomics=auto falls back to
+#     32-bit pairs with the same output bytes, atomics=int64 is refused.
+# Each failure must be a non-zero exit, not by a signal (under check-asan:
+# no sanitizer report, no leak), within a time limit, with a message.
+#
+# Environment: FFMPEG, CLFAULT_SO (the library), OPENCL_DEVICE (optional P.D).
+
+set -u
+FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+CLFAULT_SO=${CLFAULT_SO:-build/tests/clfault.so}
+DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAILED=0
+RUN=0
+# an AddressSanitizer build wants its runtime first in the library list
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
+[ -f "$CLFAULT_SO" ] || { echo "faults: no $CLFAULT_SO"; exit 1; }
+CLFAULT_SO=$(cd "$(dirname "$CLFAULT_SO")" && pwd)/$(basename "$CLFAULT_SO")
+
+# run FAULT FILTER [FRAMES]: the filter on yuv420p 64x48 frames with the fault
+run() {
+    CLFAULT=$1 LD_PRELOAD=$CLFAULT_SO timeout 120 "$FFMPEG" -nostdin -hide_banner \
+        -loglevel error $DEV -f lavfi -i "testsrc2=s=64x48:r=5,format=yuv420p" \
+        -frames:v "${3:-4}" -vf "hwupload,$2,hwdownload,format=yuv420p" \
+        -f rawvideo "$TMP/out.yuv" -y > /dev/null 2> "$TMP/err"
+}
+
+# a shell reports a process killed by SIGILL, SIGABRT, SIGBUS, SIGFPE,
+# SIGKILL or SIGSEGV as 128 + the signal number (ffmpeg's own failures exit
+# with their error code modulo 256, also above 128)
+is_crash() {
+    case $1 in
+    132|134|135|136|137|139) return 0 ;;
+    esac
+    return 1
+}
+
+fail() {
+    echo "FAIL $1"
+    FAILED=$((FAILED + 1))
+}
+
+# expect_error FAULT FILTER REGEX [FRAMES]
+expect_error() {
+    local rc
+    RUN=$((RUN + 1))
+    run "$1" "$2" "${4:-4}"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        fail "$1 $2: exit status 0"
+    elif [ $rc -eq 124 ]; then
+        fail "$1 $2: timed out"
+    elif is_crash $rc; then
+        fail "$1 $2: killed by signal $((rc - 128))"; tail -n 5 "$TMP/err"
+    elif grep -q "Assertion\|Sanitizer\|runtime error" "$TMP/err"; then
+        fail "$1 $2: assertion or sanitizer report"; tail -n 20 "$TMP/err"
+    elif ! grep -Eq "$3" "$TMP/err"; then
+        fail "$1 $2: no message matching '$3'"; tail -n 5 "$TMP/err" | sed 's/^/    /'
+    else
+        echo "ok   $1 $2: exit $rc, $(grep -Em1 "$3" "$TMP/err" | sed 's/^\[[^]]*\] //')"
+    fi
+}
+
+REFUSED="refused|Failed to create|Failed to allocate|allocate"
+for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
+              "nlmeans_gpu=sigma=10:past=2:future=2"; do
+    expect_error noimage "$filter" "no image support"
+    expect_error build "$filter" "Failed to build program"
+    for n in 1 2 3 4 5 6 8 10 12; do
+        expect_error buffer=$n "$filter" "$REFUSED"
+    done
+    # the first image, the last plane of the first frame, and the last
+    # plane of the second frame allocated (the 6th image is the last one
+    # these pools make for 64x48 yuv420p)
+    for n in 1 3 6; do
+        expect_error image=$n "$filter" "$REFUSED" 12
+    done
+done
+
+# no 64-bit atomics: the same bytes as atomics=int32 without the fault
+for filter in bm3d_gpu vbm3d_gpu; do
+    RUN=$((RUN + 1))
+    if ! run "" "$filter=sigma=15:atomics=int32"; then
+        fail "$filter atomics=int32: failed"; cat "$TMP/err"
+        continue
+    fi
+    mv "$TMP/out.yuv" "$TMP/int32.yuv"
+    if ! run noint64 "$filter=sigma=15"; then
+        fail "noint64 $filter: atomics=auto failed"; cat "$TMP/err"
+    elif ! cmp -s "$TMP/out.yuv" "$TMP/int32.yuv"; then
+        fail "noint64 $filter: atomics=auto differs from atomics=int32"
+    else
+        echo "ok   noint64 $filter: atomics=auto fell back, same bytes as atomics=int32"
+    fi
+    expect_error noint64 "$filter=sigma=15:atomics=int64" "64-bit"
+done
+
+echo "faults: $RUN cases, $FAILED failed"
+[ $FAILED -eq 0 ]

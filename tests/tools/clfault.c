@@ -1,0 +1,139 @@
+/*
+ * clfault: an LD_PRELOAD library that makes the OpenCL device fail the way
+ * real devices do, for tests/faults.sh. CLFAULT holds a comma-separated list:
+ *   noimage    the device reports no image support
+ *   noint64    the device reports no 64-bit integer atomics
+ *   build      every clBuildProgram fails (CL_BUILD_PROGRAM_FAILURE)
+ *   buffer=N   the Nth clCreateBuffer and every later one fail
+ *              (CL_MEM_OBJECT_ALLOCATION_FAILURE)
+ *   image=N    the same for clCreateImage
+ * Everything else goes through to the real OpenCL library.
+ *
+ *   cc -O2 -shared -fPIC -o clfault.so clfault.c -ldl
+ *
+ * This file is part of the GPU denoise filters for FFmpeg (LGPL 2.1 or later).
+ */
+
+#define _GNU_SOURCE
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *next(const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    if (!f) {
+        fprintf(stderr, "clfault: no %s in the OpenCL library\n", name);
+        abort();
+    }
+    return f;
+}
+
+/* The value of fault 'name' in CLFAULT: -1 if absent, else N of name=N (1 if
+ * no value). */
+static long fault(const char *name)
+{
+    const char *s = getenv("CLFAULT");
+    size_t len = strlen(name);
+
+    while (s && *s) {
+        if (!strncmp(s, name, len) && (s[len] == ',' || s[len] == '=' || !s[len]))
+            return s[len] == '=' ? strtol(s + len + 1, NULL, 10) : 1;
+        s = strchr(s, ',');
+        if (s)
+            s++;
+    }
+    return -1;
+}
+
+/* Remove every word of 'words' (space separated) from the extension list. */
+static void strip_extensions(char *list, const char *const *words)
+{
+    for (; *words; words++) {
+        char *p;
+        while ((p = strstr(list, *words))) {
+            size_t len = strlen(*words);
+            memmove(p, p + len, strlen(p + len) + 1);
+        }
+    }
+}
+
+cl_int clGetDeviceInfo(cl_device_id dev, cl_device_info param, size_t size,
+                       void *value, size_t *size_ret)
+{
+    static cl_int (*f)(cl_device_id, cl_device_info, size_t, void *, size_t *);
+    static const char *const int64[] = {
+        "cl_khr_int64_base_atomics", "cl_khr_int64_extended_atomics", NULL
+    };
+    cl_int ret;
+
+    if (!f)
+        f = next("clGetDeviceInfo");
+    ret = f(dev, param, size, value, size_ret);
+    if (ret != CL_SUCCESS || !value)
+        return ret;
+    if (param == CL_DEVICE_IMAGE_SUPPORT && fault("noimage") > 0 &&
+        size >= sizeof(cl_bool))
+        *(cl_bool *)value = CL_FALSE;
+    if (param == CL_DEVICE_EXTENSIONS && fault("noint64") > 0)
+        strip_extensions(value, int64);
+    return ret;
+}
+
+cl_int clBuildProgram(cl_program program, cl_uint nb_devices,
+                      const cl_device_id *devices, const char *options,
+                      void (CL_CALLBACK *notify)(cl_program, void *), void *data)
+{
+    static cl_int (*f)(cl_program, cl_uint, const cl_device_id *, const char *,
+                       void (CL_CALLBACK *)(cl_program, void *), void *);
+
+    if (!f)
+        f = next("clBuildProgram");
+    if (fault("build") > 0)
+        return CL_BUILD_PROGRAM_FAILURE;
+    return f(program, nb_devices, devices, options, notify, data);
+}
+
+/* Whether this allocation of a kind (counted in *count) is to fail. */
+static int refuse(const char *kind, long *count, cl_int *err)
+{
+    long n = fault(kind);
+
+    ++*count;
+    if (n > 0 && *count >= n) {
+        if (err)
+            *err = CL_MEM_OBJECT_ALLOCATION_FAILURE;
+        return 1;
+    }
+    return 0;
+}
+
+cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
+                      void *host, cl_int *err)
+{
+    static cl_mem (*f)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+    static long count;
+
+    if (!f)
+        f = next("clCreateBuffer");
+    if (refuse("buffer", &count, err))
+        return NULL;
+    return f(ctx, flags, size, host, err);
+}
+
+cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format *fmt,
+                     const cl_image_desc *desc, void *host, cl_int *err)
+{
+    static cl_mem (*f)(cl_context, cl_mem_flags, const cl_image_format *,
+                       const cl_image_desc *, void *, cl_int *);
+    static long count;
+
+    if (!f)
+        f = next("clCreateImage");
+    if (refuse("image", &count, err))
+        return NULL;
+    return f(ctx, flags, fmt, desc, host, err);
+}
