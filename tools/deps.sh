@@ -10,7 +10,8 @@
 set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
-pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates"
+pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates
+valgrind"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
