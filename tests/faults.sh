@@ -7,7 +7,9 @@
 #   - the device refusing its 1st, 2nd, ... buffer, or an image (the frames
 #     of hwupload), at start and in mid-stream: a clear error;
 #   - no 64-bit atomics (bm3d_gpu, vbm3d_gpu): atomics=auto falls back to
-#     32-bit pairs with the same output bytes, atomics=int64 is refused.
+#     32-bit pairs with the same output bytes, atomics=int64 is refused;
+#   - and, with no fault made, a frame too large for the device's largest
+#     allocation: a clear error.
 # Each failure must be a non-zero exit, not by a signal (under check-asan:
 # no sanitizer report, no leak), within a time limit, with a message.
 #
@@ -104,6 +106,34 @@ for filter in bm3d_gpu vbm3d_gpu; do
     fi
     expect_error noint64 "$filter=sigma=15:atomics=int64" "64-bit"
 done
+
+# a real refusal, no fault made: vbm3d_gpu's ring of 13 float planes of an
+# 8192x8192 frame (the largest image PoCL carries) is one buffer of
+# 3,489,660,928 bytes. Where the device's largest allocation is smaller,
+# the filter must fail with a message; elsewhere it must give its frames.
+RUN=$((RUN + 1))
+BIG_BUFFER=3489660928
+max_alloc=$(clinfo --raw -d "$(echo "${OPENCL_DEVICE:-0.0}" | tr . :)" 2> /dev/null |
+            awk '/CL_DEVICE_MAX_MEM_ALLOC_SIZE/ { print $NF; exit }')
+timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV \
+    -f lavfi -i "color=s=8192x8192:r=5,format=gray" -frames:v 2 \
+    -vf "hwupload,vbm3d_gpu=sigma=10,hwdownload,format=gray" \
+    -f framecrc "$TMP/big.crc" -y 2> "$TMP/err"
+rc=$?
+if [ -n "$max_alloc" ] && [ "$max_alloc" -lt $BIG_BUFFER ]; then
+    if [ $rc -eq 0 ] || [ $rc -eq 124 ] || is_crash $rc; then
+        fail "8192x8192 vbm3d_gpu, largest allocation $max_alloc: exit status $rc"
+    elif ! grep -q "refused a buffer of $BIG_BUFFER bytes" "$TMP/err"; then
+        fail "8192x8192 vbm3d_gpu: no message about the refused buffer"; tail -n 5 "$TMP/err"
+    else
+        echo "ok   8192x8192 vbm3d_gpu: exit $rc, $(head -n 1 "$TMP/err" | sed 's/^\[[^]]*\] //')"
+    fi
+elif [ $rc -ne 0 ] || [ "$(grep -vc '^#' "$TMP/big.crc")" != 2 ]; then
+    fail "8192x8192 vbm3d_gpu, largest allocation ${max_alloc:-unknown}: exit status $rc"
+    tail -n 5 "$TMP/err"
+else
+    echo "ok   8192x8192 vbm3d_gpu: 2 frames (largest allocation ${max_alloc:-unknown})"
+fi
 
 echo "faults: $RUN cases, $FAILED failed"
 [ $FAILED -eq 0 ]
