@@ -57,15 +57,17 @@ fail() {
     FAILED=$((FAILED + 1))
 }
 
+# the first line of each kind of memcheck finding
+FINDING="Invalid (read|write|free)|uninitialised|Mismatched free|definitely lost in|Syscall param"
+
 # the memcheck findings of LOG, or nothing when it is clean
 findings() {
-    grep -E "Invalid (read|write|free)|uninitialised|Mismatched free|definitely lost in|Syscall param" "$1"
+    grep -E "$FINDING" "$1"
 }
 
 # the first finding with its stack, and how many there are
 first_finding() {
-    grep -E -A 30 -m 1 "Invalid|uninitialised|Mismatched|definitely lost in|Syscall" "$1" |
-        sed '/^==[0-9]*== $/q'
+    grep -E -A 30 -m 1 "$FINDING" "$1" | sed '/^==[0-9]*== $/q'
     grep "ERROR SUMMARY" "$1"
 }
 
