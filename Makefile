@@ -46,6 +46,7 @@ configured:
 overlay: configured
 	tools/overlay.sh $(CURDIR) $(FFMPEG_TREE)
 	tools/register.sh $(FFMPEG_TREE)
+	tools/apply-patches.sh $(FFMPEG_TREE)
 	@tools/register.sh --check $(FFMPEG_OBJDIR) || ./configure $(CONFIGURE_ARGS)
 
 ffmpeg: overlay
