@@ -110,12 +110,12 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
     return 0;
 }
 
-int ff_denoise_opencl_config_input(AVFilterLink *inlink)
+int ff_denoise_opencl_config_input(AVFilterLink *inlink,
+                                   DenoiseOpenCLContext *dn)
 {
     AVFilterContext *avctx = inlink->dst;
     FilterLink *l = ff_filter_link(inlink);
     AVHWFramesContext *frames;
-    DenoiseLayout layout;
     int err;
 
     err = ff_opencl_filter_config_input(inlink);
@@ -123,61 +123,87 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink)
         return err;
 
     frames = (AVHWFramesContext *)l->hw_frames_ctx->data;
+    dn->width  = inlink->w;
+    dn->height = inlink->h;
     return ff_denoise_opencl_get_layout(avctx, frames->sw_format,
-                                        inlink->w, inlink->h, &layout);
+                                        inlink->w, inlink->h, &dn->layout);
 }
 
-static void log_build_failure(AVFilterContext *avctx, cl_program program,
-                              cl_device_id device)
+int ff_denoise_opencl_config_output(AVFilterLink *outlink,
+                                    DenoiseOpenCLContext *dn,
+                                    const DenoiseQueueOps *ops)
 {
-    size_t length = 0;
-    char *log;
+    AVFilterContext *avctx = outlink->src;
+    DenoiseQueueSize size = { 0 };
+    int err;
 
-    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL,
-                              &length) != CL_SUCCESS || !length)
-        return;
-    log = av_malloc(length);
-    if (log && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG,
-                                     length, log, NULL) == CL_SUCCESS)
-        av_log(avctx, AV_LOG_ERROR, "Build log:\n%s\n", log);
-    av_free(log);
+    if (dn->initialised) {
+        av_log(avctx, AV_LOG_ERROR, "The filter cannot be configured twice.\n");
+        return AVERROR(EINVAL);
+    }
+    err = ff_opencl_filter_config_output(outlink);
+    if (err < 0)
+        return err;
+    err = ops->init(avctx, &size);
+    if (err < 0)
+        return err;
+    av_assert0(size.ring >= size.delay + 1 && size.ring <= DENOISE_MAX_RING);
+    dn->fq.ring  = size.ring;
+    dn->fq.delay = size.delay;
+    dn->initialised = 1;
+    return 0;
+}
+
+int ff_denoise_opencl_selected(const DenoiseOpenCLContext *dn, int c)
+{
+    return c < dn->layout.nb_components && (dn->planes & (1 << c));
+}
+
+int ff_denoise_opencl_joint_possible(const DenoiseOpenCLContext *dn)
+{
+    const DenoiseLayout *l = &dn->layout;
+
+    if (l->nb_components < 3)
+        return 0;
+    for (int c = 0; c < 3; c++)
+        if (!ff_denoise_opencl_selected(dn, c) ||
+            l->comp[c].width  != l->comp[0].width ||
+            l->comp[c].height != l->comp[0].height)
+            return 0;
+    return 1;
+}
+
+float ff_denoise_opencl_opponent_sigma(float sigma, int c)
+{
+    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
+
+    return (float)((double)sigma * sqrt(gain[c]));
+}
+
+float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
+                              int opponent)
+{
+    int chroma = !dn->layout.is_rgb && (c == 1 || c == 2);
+
+    if (opponent)
+        return ff_denoise_opencl_opponent_sigma(dn->sigma, c);
+    return chroma && dn->csigma >= 0 ? dn->csigma : dn->sigma;
 }
 
 /*
- * Like ff_opencl_filter_load_program(), with build options: divisions and
- * square roots correctly rounded where the device can, since some devices
- * (NVIDIA) divide with an error of a few units in the last place by
- * default, and a result on a rounding boundary would then be quantised
- * differently from one device to another and from the golden model.
+ * Divisions and square roots correctly rounded where the device can, since
+ * some devices (NVIDIA) divide with an error of a few units in the last
+ * place by default, and a result on a rounding boundary would then be
+ * quantised differently from one device to another and from the golden
+ * model.
  */
-static int build_program(AVFilterContext *avctx, const char **src, int nb_src)
+static const char *build_options(cl_device_id device)
 {
-    OpenCLFilterContext *ocf = avctx->priv;
-    cl_device_id device = ocf->hwctx->device_id;
     cl_device_fp_config fp = 0;
-    const char *options = "";
-    cl_int cle;
 
     clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
-    if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
-        options = "-cl-fp32-correctly-rounded-divide-sqrt";
-
-    ocf->program = clCreateProgramWithSource(ocf->hwctx->context, nb_src, src,
-                                             NULL, &cle);
-    if (!ocf->program) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to create program: %d.\n", cle);
-        return AVERROR(EIO);
-    }
-    cle = clBuildProgram(ocf->program, 1, &device, options, NULL, NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to build program: %d.\n", cle);
-        if (cle == CL_BUILD_PROGRAM_FAILURE)
-            log_build_failure(avctx, ocf->program, device);
-        clReleaseProgram(ocf->program);
-        ocf->program = NULL;
-        return AVERROR(EIO);
-    }
-    return 0;
+    return fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
+           "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
 }
 
 static int has_image_support(cl_device_id device)
@@ -186,6 +212,32 @@ static int has_image_support(cl_device_id device)
 
     return clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images),
                            &images, NULL) == CL_SUCCESS && images;
+}
+
+static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
+    [DENOISE_KERNEL_LOAD]              = "denoise_load_plane",
+    [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
+    [DENOISE_KERNEL_SEARCH]            = "patch_search",
+    [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
+    [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
+    [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
+};
+
+static int create_shared_kernels(AVFilterContext *avctx,
+                                 DenoiseOpenCLContext *dn)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_int cle;
+
+    for (int i = 0; i < DENOISE_NB_KERNELS; i++) {
+        dn->kernels[i] = clCreateKernel(ocf->program, shared_kernel_names[i], &cle);
+        if (!dn->kernels[i]) {
+            av_log(avctx, AV_LOG_ERROR, "Failed to create %s kernel: %d.\n",
+                   shared_kernel_names[i], cle);
+            return AVERROR(EIO);
+        }
+    }
+    return 0;
 }
 
 int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
@@ -214,7 +266,8 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
-    err = build_program(avctx, src, n);
+    err = ff_opencl_filter_load_program_with_options(avctx, src, n,
+                                                     build_options(ocf->hwctx->device_id));
     if (err < 0)
         return err;
 
@@ -222,52 +275,34 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                      props, &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create OpenCL command queue: %d.\n", cle);
 
-    dn->kernel_load = clCreateKernel(ocf->program, "denoise_load_plane", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_load_plane: %d.\n", cle);
-    dn->kernel_store = clCreateKernel(ocf->program, "denoise_store_plane", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_store_plane: %d.\n", cle);
-    dn->kernel_search = clCreateKernel(ocf->program, "patch_search", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search: %d.\n", cle);
-    dn->kernel_search_tiled = clCreateKernel(ocf->program, "patch_search_tiled", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel patch_search_tiled: %d.\n", cle);
-    dn->kernel_opponent[0] = clCreateKernel(ocf->program, "denoise_opponent_forward", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_forward: %d.\n", cle);
-    dn->kernel_opponent[1] = clCreateKernel(ocf->program, "denoise_opponent_inverse", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel denoise_opponent_inverse: %d.\n", cle);
-    return 0;
-
+    return create_shared_kernels(avctx, dn);
 fail:
-    ff_denoise_opencl_uninit(avctx, dn);
     return err;
+}
+
+static void log_average_stage_times(AVFilterContext *avctx,
+                                    const DenoiseOpenCLContext *dn)
+{
+    for (int s = 0; s < DENOISE_MAX_STAGES; s++)
+        if (dn->stage_names[s])
+            av_log(avctx, AV_LOG_INFO, "%s: %.3f ms per frame on average\n",
+                   dn->stage_names[s],
+                   dn->stage_total_ms[s] / dn->nb_frames_profiled);
 }
 
 void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     cl_int cle;
 
-    if (dn->profile && dn->nb_frames_profiled) {
-        for (int s = 0; s < DENOISE_MAX_STAGES; s++)
-            if (dn->stage_names[s])
-                av_log(avctx, AV_LOG_INFO, "%s: %.3f ms per frame on average\n",
-                       dn->stage_names[s],
-                       dn->stage_total_ms[s] / dn->nb_frames_profiled);
-    }
+    if (dn->profile && dn->nb_frames_profiled)
+        log_average_stage_times(avctx, dn);
     if (dn->queue)
         clFinish(dn->queue);
-    CL_RELEASE_KERNEL(dn->kernel_load);
-    CL_RELEASE_KERNEL(dn->kernel_store);
-    CL_RELEASE_KERNEL(dn->kernel_search);
-    CL_RELEASE_KERNEL(dn->kernel_search_tiled);
-    CL_RELEASE_KERNEL(dn->kernel_opponent[0]);
-    CL_RELEASE_KERNEL(dn->kernel_opponent[1]);
+    for (int i = 0; i < DENOISE_MAX_RING; i++)
+        av_frame_free(&dn->fq.frames[i]);
+    for (int i = 0; i < DENOISE_NB_KERNELS; i++)
+        CL_RELEASE_KERNEL(dn->kernels[i]);
     CL_RELEASE_QUEUE(dn->queue);
-    dn->kernel_load         = NULL;
-    dn->kernel_store        = NULL;
-    dn->kernel_search       = NULL;
-    dn->kernel_search_tiled = NULL;
-    dn->kernel_opponent[0]  = NULL;
-    dn->kernel_opponent[1]  = NULL;
-    dn->queue               = NULL;
 }
 
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
@@ -284,7 +319,7 @@ cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
     return mem;
 }
 
-size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx)
+static size_t local_mem_size(AVFilterContext *avctx)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     cl_ulong size = 0;
@@ -295,7 +330,7 @@ size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx)
     return size;
 }
 
-size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel)
+static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     size_t size = 0;
@@ -308,7 +343,8 @@ size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel
 }
 
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          cl_kernel kernel, size_t width, size_t height,
+                          cl_kernel kernel, const OpenCLKernelArg *args,
+                          int nb_args, size_t width, size_t height,
                           size_t local_w, size_t local_h, int stage)
 {
     size_t local[2]  = { local_w ? local_w : 16, local_h ? local_h : 8 };
@@ -316,6 +352,14 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cl_event event = NULL;
     cl_int cle;
 
+    for (int i = 0; i < nb_args; i++) {
+        cle = clSetKernelArg(kernel, i, args[i].arg_size, args[i].arg_val);
+        if (cle != CL_SUCCESS) {
+            av_log(avctx, AV_LOG_ERROR, "Failed to set kernel argument %d: "
+                   "%d.\n", i, cle);
+            return AVERROR(EIO);
+        }
+    }
     cle = clEnqueueNDRangeKernel(dn->queue, kernel, 2, NULL, global, local, 0,
                                  NULL, dn->profile ? &event : NULL);
     if (cle != CL_SUCCESS) {
@@ -336,33 +380,24 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 }
 
 int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                               cl_mem *planes, int width, int height,
-                               int slot, int inverse)
+                               cl_mem *planes, int slot, int inverse)
 {
-    cl_kernel k = dn->kernel_opponent[!!inverse];
+    int width  = dn->layout.comp[0].width;
+    int height = dn->layout.comp[0].height;
     cl_uint offset = (cl_uint)slot * width * height;
-    cl_int cle;
-    int err = 0;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(planes[0]), DENOISE_ARG(planes[1]), DENOISE_ARG(planes[2]),
+        DENOISE_ARG(width), DENOISE_ARG(height), DENOISE_ARG(offset),
+    };
+    cl_kernel k = dn->kernels[inverse ? DENOISE_KERNEL_OPPONENT_INVERSE :
+                                        DENOISE_KERNEL_OPPONENT_FORWARD];
 
-    for (int c = 0; c < 3; c++) {
-        CL_SET_KERNEL_ARG(k, c, cl_mem, &planes[c]);
-    }
-    CL_SET_KERNEL_ARG(k, 3, cl_int,  &width);
-    CL_SET_KERNEL_ARG(k, 4, cl_int,  &height);
-    CL_SET_KERNEL_ARG(k, 5, cl_uint, &offset);
-    return ff_denoise_opencl_run(avctx, dn, k, width, height, 0, 0, 0);
-fail:
-    return err;
+    return ff_denoise_opencl_run(avctx, dn, k, args, FF_ARRAY_ELEMS(args),
+                                 width, height, 0, 0, 0);
 }
 
-float ff_denoise_opponent_sigma(float sigma, int c)
-{
-    static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
-
-    return (float)((double)sigma * sqrt(gain[c]));
-}
-
-int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+/* Wait for the queue; log the frame's stage times when profiling. */
+static int finish_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     cl_int cle = clFinish(dn->queue);
 
@@ -390,33 +425,51 @@ int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     return 0;
 }
 
-int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                           const DenoiseLayout *layout, const AVFrame *frame,
-                           int component, cl_mem dst, int slot)
+/*
+ * Enqueue the conversion of one component of a frame to a float plane, in
+ * slot 'slot' of the ring of planes dst.
+ */
+static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                          const AVFrame *frame, int c, cl_mem dst, int slot)
 {
-    const DenoiseComponent *comp = &layout->comp[component];
+    const DenoiseLayout *layout = &dn->layout;
+    const DenoiseComponent *comp = &layout->comp[c];
     cl_mem src = (cl_mem)frame->data[comp->plane];
     cl_uint offset = (cl_uint)slot * comp->width * comp->height;
-    cl_int cle;
-    int err;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(src), DENOISE_ARG(comp->channel), DENOISE_ARG(dst),
+        DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
+        DENOISE_ARG(layout->container), DENOISE_ARG(offset),
+    };
 
-    CL_SET_KERNEL_ARG(dn->kernel_load, 0, cl_mem, &src);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 1, cl_int, &comp->channel);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 2, cl_mem, &dst);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 3, cl_int, &comp->width);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 4, cl_int, &comp->height);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 5, cl_float, &layout->container);
-    CL_SET_KERNEL_ARG(dn->kernel_load, 6, cl_uint, &offset);
-    return ff_denoise_opencl_run(avctx, dn, dn->kernel_load,
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_LOAD],
+                                 args, FF_ARRAY_ELEMS(args),
                                  comp->width, comp->height, 0, 0, 0);
-fail:
-    return err;
+}
+
+int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
+                                 DenoiseOpenCLContext *dn, const AVFrame *in,
+                                 cl_mem *rings, const int *slots, int opponent)
+{
+    for (int c = 0; c < dn->layout.nb_components; c++) {
+        int err;
+
+        if (!ff_denoise_opencl_selected(dn, c))
+            continue;
+        err = load_component(avctx, dn, in, c, rings[c], slots[c]);
+        if (err < 0)
+            return err;
+    }
+    if (!opponent)
+        return 0;
+    av_assert0(slots[1] == slots[0] && slots[2] == slots[0]);
+    return ff_denoise_opencl_opponent(avctx, dn, rings, slots[0], 0);
 }
 
 static int copy_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                      const DenoiseLayout *layout, AVFrame *out,
-                      const AVFrame *in, int plane)
+                      AVFrame *out, const AVFrame *in, int plane)
 {
+    const DenoiseLayout *layout = &dn->layout;
     size_t origin[3] = { 0, 0, 0 };
     size_t region[3] = { layout->plane_width[plane], layout->plane_height[plane], 1 };
     cl_int cle;
@@ -431,18 +484,47 @@ static int copy_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return 0;
 }
 
-int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                            const DenoiseLayout *layout, AVFrame *out,
-                            const AVFrame *in, cl_mem *planes, int mask)
+/*
+ * Enqueue the writing of image p of the output frame from the float planes
+ * of its channels set in channel_mask, the others from the input frame.
+ */
+static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                       AVFrame *out, const AVFrame *in, int p,
+                       cl_mem *channel_planes, int channel_mask)
 {
-    cl_int cle;
-    int err;
+    const DenoiseLayout *layout = &dn->layout;
+    cl_mem dst = (cl_mem)out->data[p];
+    cl_mem src = (cl_mem)in->data[p];
+    /* an unused argument still needs a valid buffer */
+    cl_mem plane0 = channel_planes[0] ? channel_planes[0] : channel_planes[1];
+    cl_mem plane1 = channel_planes[1] ? channel_planes[1] : channel_planes[0];
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(dst), DENOISE_ARG(src), DENOISE_ARG(plane0),
+        DENOISE_ARG(plane1), DENOISE_ARG(channel_mask),
+        DENOISE_ARG(layout->plane_width[p]), DENOISE_ARG(layout->plane_height[p]),
+        DENOISE_ARG(layout->container), DENOISE_ARG(layout->shift),
+    };
+
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_STORE],
+                                 args, FF_ARRAY_ELEMS(args),
+                                 layout->plane_width[p],
+                                 layout->plane_height[p], 0, 0, 0);
+}
+
+/*
+ * Enqueue the writing of every image of the output frame: components set in
+ * 'mask' from their float planes, the others copied from the input frame.
+ */
+static int store_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                       AVFrame *out, const AVFrame *in, cl_mem *planes,
+                       int mask)
+{
+    const DenoiseLayout *layout = &dn->layout;
 
     for (int p = 0; p < layout->nb_planes; p++) {
-        cl_mem dst = (cl_mem)out->data[p];
-        cl_mem src = (cl_mem)in->data[p];
         cl_mem channel_planes[2] = { NULL, NULL };
         int channel_mask = 0;
+        int err;
 
         for (int c = 0; c < layout->nb_components; c++) {
             const DenoiseComponent *comp = &layout->comp[c];
@@ -451,55 +533,32 @@ int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
             channel_planes[comp->channel] = planes[c];
             channel_mask |= 1 << comp->channel;
         }
-        if (!channel_mask) {
-            err = copy_image(avctx, dn, layout, out, in, p);
-            if (err < 0)
-                return err;
-            continue;
-        }
-        /* an unused argument still needs a valid buffer */
-        if (!channel_planes[0])
-            channel_planes[0] = channel_planes[1];
-        if (!channel_planes[1])
-            channel_planes[1] = channel_planes[0];
-
-        CL_SET_KERNEL_ARG(dn->kernel_store, 0, cl_mem, &dst);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 1, cl_mem, &src);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 2, cl_mem, &channel_planes[0]);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 3, cl_mem, &channel_planes[1]);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 4, cl_int, &channel_mask);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 5, cl_int, &layout->plane_width[p]);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 6, cl_int, &layout->plane_height[p]);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 7, cl_float, &layout->container);
-        CL_SET_KERNEL_ARG(dn->kernel_store, 8, cl_int, &layout->shift);
-        err = ff_denoise_opencl_run(avctx, dn, dn->kernel_store,
-                                    layout->plane_width[p],
-                                    layout->plane_height[p], 0, 0, 0);
+        if (channel_mask)
+            err = store_image(avctx, dn, out, in, p, channel_planes, channel_mask);
+        else
+            err = copy_image(avctx, dn, out, in, p);
         if (err < 0)
             return err;
     }
     return 0;
-fail:
-    return err;
 }
 
-int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
-                                 DenoiseOpenCLContext *dn,
-                                 const DenoiseLayout *layout, AVFrame *out,
-                                 const AVFrame *in)
+/* Copy every image of a frame (pass-through when the filter is disabled). */
+static int copy_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                      AVFrame *out, const AVFrame *in)
 {
-    for (int p = 0; p < layout->nb_planes; p++) {
-        int err = copy_image(avctx, dn, layout, out, in, p);
+    for (int p = 0; p < dn->layout.nb_planes; p++) {
+        int err = copy_image(avctx, dn, out, in, p);
         if (err < 0)
             return err;
     }
     return 0;
 }
 
-void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                            DenoiseSearch *ds, int width, int height,
-                            int patch, int step, int radius,
-                            enum DenoiseSearchMode mode)
+void ff_denoise_opencl_search_init(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn, DenoiseSearch *ds,
+                                   int width, int height, int patch, int step,
+                                   int radius)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     const size_t tile = DENOISE_SEARCH_TILE;
@@ -519,8 +578,8 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     ds->regular_ny = (height - patch) / step + 1;
 
     region    = (tile - 1) * step + patch;
-    local_mem = ff_denoise_opencl_local_mem_size(avctx);
-    max_wg    = ff_denoise_opencl_max_work_group(avctx, dn->kernel_search_tiled);
+    local_mem = local_mem_size(avctx);
+    max_wg    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_TILED]);
     ds->tile_local[0] = region * region * sizeof(cl_float);
     ds->tile_local[1] = DENOISE_SEARCH_UNROLL * (region / ds->block) * region *
                         sizeof(cl_float);
@@ -530,7 +589,7 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     /* On CPUs local memory is ordinary memory and barriers are costly: the
      * per-patch search is faster there. */
     clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    switch (mode) {
+    switch (dn->search_mode) {
     case DENOISE_SEARCH_TILED:
         ds->tiled = fits;
         if (!fits)
@@ -548,42 +607,41 @@ void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
            width, height, patch, step, ds->tiled ? "work-group" : "per-patch");
 }
 
-static int set_search_args(AVFilterContext *avctx, cl_kernel kernel,
-                           const DenoiseSearch *ds, cl_mem frames,
-                           const DenoiseChannels *ch,
-                           const DenoiseWindow *win, int ref_first,
-                           int limit_nx, int limit_ny, cl_mem positions,
-                           cl_mem distances)
+/*
+ * One search kernel over the reference patches of the grid from limit_nx
+ * (or limit_ny) on, or below them for the work-group kernel, whose local
+ * buffers follow the common arguments.
+ */
+static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                             int tiled, const DenoiseSearch *ds, cl_mem frames,
+                             const DenoiseChannels *ch,
+                             const DenoiseWindow *win, int ref_first,
+                             int limit_nx, int limit_ny, cl_mem positions,
+                             cl_mem distances, int stage)
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
-    cl_int cle;
-    int err = 0;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(win->first_slot), DENOISE_ARG(win->nb_frames),
+        DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
+        DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->block),
+        DENOISE_ARG(ds->radius), DENOISE_ARG(ds->nx), DENOISE_ARG(ds->ny),
+        DENOISE_ARG(limit_nx), DENOISE_ARG(limit_ny), DENOISE_ARG(ref_first),
+        DENOISE_ARG(positions), DENOISE_ARG(distances),
+        DENOISE_LOCAL_ARG(ds->tile_local[0]), DENOISE_LOCAL_ARG(ds->tile_local[1]),
+    };
 
     av_assert0(ch->nb >= 1 && ch->nb <= DENOISE_MAX_CHANNELS);
-    CL_SET_KERNEL_ARG(kernel,  0, cl_mem,    &frames);
-    CL_SET_KERNEL_ARG(kernel,  1, cl_int,    &ch->nb);
-    CL_SET_KERNEL_ARG(kernel,  2, cl_uint,   &stride);
-    CL_SET_KERNEL_ARG(kernel,  3, cl_float4, &weights);
-    CL_SET_KERNEL_ARG(kernel,  4, cl_int,    &ds->width);
-    CL_SET_KERNEL_ARG(kernel,  5, cl_int,    &ds->height);
-    CL_SET_KERNEL_ARG(kernel,  6, cl_int,    &win->first_slot);
-    CL_SET_KERNEL_ARG(kernel,  7, cl_int,    &win->nb_frames);
-    CL_SET_KERNEL_ARG(kernel,  8, cl_int,    &win->ring);
-    CL_SET_KERNEL_ARG(kernel,  9, cl_int,    &win->ref_slot);
-    CL_SET_KERNEL_ARG(kernel, 10, cl_int,    &ds->patch);
-    CL_SET_KERNEL_ARG(kernel, 11, cl_int,    &ds->step);
-    CL_SET_KERNEL_ARG(kernel, 12, cl_int,    &ds->block);
-    CL_SET_KERNEL_ARG(kernel, 13, cl_int,    &ds->radius);
-    CL_SET_KERNEL_ARG(kernel, 14, cl_int,    &ds->nx);
-    CL_SET_KERNEL_ARG(kernel, 15, cl_int,    &ds->ny);
-    CL_SET_KERNEL_ARG(kernel, 16, cl_int,    &limit_nx);
-    CL_SET_KERNEL_ARG(kernel, 17, cl_int,    &limit_ny);
-    CL_SET_KERNEL_ARG(kernel, 18, cl_int,    &ref_first);
-    CL_SET_KERNEL_ARG(kernel, 19, cl_mem,    &positions);
-    CL_SET_KERNEL_ARG(kernel, 20, cl_mem,    &distances);
-fail:
-    return err;
+    if (tiled)
+        return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH_TILED],
+                                     args, FF_ARRAY_ELEMS(args),
+                                     ds->regular_nx, ds->regular_ny,
+                                     DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH],
+                                 args, FF_ARRAY_ELEMS(args) - 2,
+                                 ds->nx, ds->ny, 0, 0, stage);
 }
 
 /*
@@ -591,57 +649,26 @@ fail:
  * per-patch kernel for the rest (the last row and column of the grid, moved
  * to the frame's edge).
  */
-int ff_denoise_search_run_channels(AVFilterContext *avctx,
-                                   DenoiseOpenCLContext *dn,
-                                   const DenoiseSearch *ds, cl_mem frames,
-                                   const DenoiseChannels *ch,
-                                   const DenoiseWindow *win, int ref_first,
-                                   cl_mem positions, cl_mem distances,
-                                   int stage)
+int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                             const DenoiseSearch *ds, cl_mem frames,
+                             const DenoiseChannels *ch,
+                             const DenoiseWindow *win, int ref_first,
+                             cl_mem positions, cl_mem distances, int stage)
 {
-    cl_int cle;
-    int err, skip_nx = 0, skip_ny = 0;
+    int err;
 
-    if (ds->tiled) {
-        cl_kernel k = dn->kernel_search_tiled;
+    if (!ds->tiled)
+        return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
+                                 0, 0, positions, distances, stage);
 
-        err = set_search_args(avctx, k, ds, frames, ch, win, ref_first,
-                              ds->regular_nx, ds->regular_ny, positions,
-                              distances);
-        if (err < 0)
-            return err;
-        for (int i = 0; i < 2; i++) {
-            cle = clSetKernelArg(k, 21 + i, ds->tile_local[i], NULL);
-            CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to set local memory: %d.\n", cle);
-        }
-        err = ff_denoise_opencl_run(avctx, dn, k, ds->regular_nx, ds->regular_ny,
-                                    DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);
-        if (err < 0)
-            return err;
-        skip_nx = ds->regular_nx;
-        skip_ny = ds->regular_ny;
-        if (skip_nx == ds->nx && skip_ny == ds->ny)
-            return 0;
-    }
-    err = set_search_args(avctx, dn->kernel_search, ds, frames, ch, win,
-                          ref_first, skip_nx, skip_ny, positions, distances);
-    if (err < 0)
+    err = run_search_kernel(avctx, dn, 1, ds, frames, ch, win, ref_first,
+                            ds->regular_nx, ds->regular_ny, positions,
+                            distances, stage);
+    if (err < 0 || (ds->regular_nx == ds->nx && ds->regular_ny == ds->ny))
         return err;
-    return ff_denoise_opencl_run(avctx, dn, dn->kernel_search, ds->nx, ds->ny,
-                                 0, 0, stage);
-fail:
-    return err;
-}
-
-int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          const DenoiseSearch *ds, cl_mem frames,
-                          const DenoiseWindow *win, int ref_first,
-                          cl_mem positions, cl_mem distances, int stage)
-{
-    return ff_denoise_search_run_channels(avctx, dn, ds, frames,
-                                          &DENOISE_CHANNELS_SINGLE, win,
-                                          ref_first, positions, distances,
-                                          stage);
+    return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
+                             ds->regular_nx, ds->regular_ny, positions,
+                             distances, stage);
 }
 
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
@@ -659,13 +686,7 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
     };
 }
 
-void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn)
-{
-    for (int i = 0; i < DENOISE_MAX_RING; i++)
-        av_frame_free(&dn->fq.frames[i]);
-}
-
-/* A new input frame: set up on the first, then load it into its slot. */
+/* A new input frame: checked against the link's, then loaded into its slot. */
 static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                        AVFrame *in, const DenoiseQueueOps *ops)
 {
@@ -675,25 +696,16 @@ static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
     if (!in->hw_frames_ctx) {
         av_log(avctx, AV_LOG_ERROR, "Input frames must be OpenCL frames.\n");
-        av_frame_free(&in);
-        return AVERROR(EINVAL);
+        err = AVERROR(EINVAL);
+        goto fail;
     }
     frames = (AVHWFramesContext *)in->hw_frames_ctx->data;
-    if (!dn->initialised) {
-        err = ops->init(avctx, in);
-        if (err < 0)
-            goto fail;
-        av_assert0(fq->ring >= fq->delay + 1 && fq->ring <= DENOISE_MAX_RING);
-        fq->width     = in->width;
-        fq->height    = in->height;
-        fq->sw_format = frames->sw_format;
-        dn->initialised = 1;
-    } else if (in->width != fq->width || in->height != fq->height ||
-               frames->sw_format != fq->sw_format) {
+    if (in->width != dn->width || in->height != dn->height ||
+        frames->sw_format != dn->layout.sw_format) {
         av_log(avctx, AV_LOG_ERROR, "The frames changed from %dx%d %s to "
                "%dx%d %s: changes of size or format within a stream are not "
-               "supported.\n", fq->width, fq->height,
-               av_get_pix_fmt_name(fq->sw_format), in->width, in->height,
+               "supported.\n", dn->width, dn->height,
+               av_get_pix_fmt_name(dn->layout.sw_format), in->width, in->height,
                av_get_pix_fmt_name(frames->sw_format));
         err = AVERROR(EINVAL);
         goto fail;
@@ -716,8 +728,7 @@ fail:
 
 /* Send frame nb_out, denoised from the frames loaded so far. */
 static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                        const DenoiseLayout *layout, cl_mem *planes,
-                        const DenoiseQueueOps *ops)
+                        cl_mem *planes, const DenoiseQueueOps *ops)
 {
     DenoiseFrameQueue *fq = &dn->fq;
     AVFilterLink *outlink = avctx->outputs[0];
@@ -736,15 +747,15 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (fq->disabled[slot]) {
         err = ops->skip ? ops->skip(avctx, fq->nb_out, fq->nb_in - 1) : 0;
         if (err >= 0)
-            err = ff_denoise_opencl_copy_frame(avctx, dn, layout, out, in);
+            err = copy_frame(avctx, dn, out, in);
     } else {
         err = ops->denoise(avctx, fq->nb_out, fq->nb_in - 1, &mask);
         if (err >= 0)
-            err = ff_denoise_opencl_store(avctx, dn, layout, out, in, planes, mask);
+            err = store_frame(avctx, dn, out, in, planes, mask);
     }
     if (err < 0)
         goto fail;
-    err = ff_denoise_opencl_finish(avctx, dn);
+    err = finish_frame(avctx, dn);
     if (err < 0)
         goto fail;
 
@@ -759,8 +770,7 @@ fail:
 }
 
 int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                               const DenoiseLayout *layout, cl_mem *planes,
-                               const DenoiseQueueOps *ops)
+                               cl_mem *planes, const DenoiseQueueOps *ops)
 {
     AVFilterLink *inlink  = avctx->inputs[0];
     AVFilterLink *outlink = avctx->outputs[0];
@@ -779,13 +789,13 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (ret < 0)
             return ret;
         if (fq->nb_in - fq->nb_out > fq->delay)
-            return output_frame(avctx, dn, layout, planes, ops);
+            return output_frame(avctx, dn, planes, ops);
     }
 
     if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
         /* the end of the stream: the window of the last frames is truncated */
         while (fq->nb_out < fq->nb_in) {
-            ret = output_frame(avctx, dn, layout, planes, ops);
+            ret = output_frame(avctx, dn, planes, ops);
             if (ret < 0)
                 return ret;
         }

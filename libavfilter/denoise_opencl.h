@@ -19,14 +19,19 @@
 /**
  * @file
  * Host code shared by the OpenCL denoisers (nlmeans_gpu, bm3d_gpu,
- * vbm3d_gpu): pixel format layout, program build with compile-time
- * constants, moving planes between OpenCL images and float buffers, and
- * per-stage kernel profiling.
+ * vbm3d_gpu): their common options, pixel format layout and component
+ * selection, program build with compile-time constants, kernel launches
+ * with per-stage profiling, moving planes between OpenCL images and float
+ * buffers (opponent colours included), the patch search, and the frame
+ * queue of the temporal filters.
  */
 
 #ifndef AVFILTER_DENOISE_OPENCL_H
 #define AVFILTER_DENOISE_OPENCL_H
 
+#include <stddef.h>
+
+#include "libavutil/opt.h"
 #include "libavutil/pixfmt.h"
 
 #include "avfilter.h"
@@ -96,14 +101,24 @@ typedef struct DenoiseWindow {
 
 #define DENOISE_MAX_RING 32   ///< frames kept on the device, at most
 
+/** What the frame queue of a filter needs, as its set-up returns it. */
+typedef struct DenoiseQueueSize {
+    int ring;           ///< slots of the rings of planes, 1 .. DENOISE_MAX_RING
+    int delay;          ///< frames after t needed to output t, below ring
+} DenoiseQueueSize;
+
 /**
  * The callbacks of a filter run by ff_denoise_opencl_activate(). Frame
  * indices count the input frames from 0; frame i lives in slot i % ring of
  * the filter's rings of float planes.
  */
 typedef struct DenoiseQueueOps {
-    /** Set up for frames like 'first', and set the queue's ring and delay. */
-    int (*init)(AVFilterContext *avctx, const AVFrame *first);
+    /**
+     * Set up for the frames of the input link (dn->layout describes them):
+     * program, kernels and buffers; return the queue's ring and delay in
+     * *size.
+     */
+    int (*init)(AVFilterContext *avctx, DenoiseQueueSize *size);
     /** Enqueue the loading of a new input frame into its slot. */
     int (*load)(AVFilterContext *avctx, const AVFrame *in, int slot);
     /**
@@ -121,14 +136,12 @@ typedef struct DenoiseQueueOps {
 
 /** The input frames waiting inside a filter, in slots of a ring. */
 typedef struct DenoiseFrameQueue {
-    int ring;                              ///< slots, set by init()
+    int ring;                              ///< slots
     int delay;                             ///< frames after t needed to output t
     AVFrame *frames[DENOISE_MAX_RING];     ///< frames not yet output
     uint8_t disabled[DENOISE_MAX_RING];    ///< timeline state of each
     int64_t nb_in;                         ///< frames received
     int64_t nb_out;                        ///< frames sent
-    int width, height;                     ///< of the first frame
-    enum AVPixelFormat sw_format;
 } DenoiseFrameQueue;
 
 #define DENOISE_MAX_CHANNELS 3
@@ -147,16 +160,35 @@ typedef struct DenoiseChannels {
 /** One channel: the distance is the plain sum of squared differences. */
 #define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f } })
 
-/** Shared state of a denoiser: kernels of the common program part. */
+/** The kernels of the shared program part. */
+enum DenoiseKernel {
+    DENOISE_KERNEL_LOAD,
+    DENOISE_KERNEL_STORE,
+    DENOISE_KERNEL_SEARCH,
+    DENOISE_KERNEL_SEARCH_TILED,
+    DENOISE_KERNEL_OPPONENT_FORWARD,
+    DENOISE_KERNEL_OPPONENT_INVERSE,
+    DENOISE_NB_KERNELS,
+};
+
+/**
+ * Shared state of a denoiser, in the filter's private context after its
+ * OpenCLFilterContext: the common options, the frames' layout, the shared
+ * kernels, profiling and the frame queue.
+ */
 typedef struct DenoiseOpenCLContext {
+    /* options common to the filters (DENOISE_OPENCL_*_OPTION*) */
+    float sigma;
+    float csigma;
+    int   planes;
+    int   search_mode;                        ///< enum DenoiseSearchMode
+    int   profile;                            ///< collect kernel times
+
+    DenoiseLayout layout;                     ///< of the input frames
+    int width, height;                        ///< of the input frames
     cl_command_queue queue;
-    cl_kernel kernel_load;
-    cl_kernel kernel_store;
-    cl_kernel kernel_search;
-    cl_kernel kernel_search_tiled;
-    cl_kernel kernel_opponent[2];             ///< forward, inverse
-    int initialised;                          ///< the filter's init succeeded
-    int profile;                              ///< collect kernel times
+    cl_kernel kernels[DENOISE_NB_KERNELS];
+    int initialised;                          ///< the filter's set-up succeeded
     const char *stage_names[DENOISE_MAX_STAGES];
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
     double stage_total_ms[DENOISE_MAX_STAGES];
@@ -164,19 +196,80 @@ typedef struct DenoiseOpenCLContext {
     DenoiseFrameQueue fq;
 } DenoiseOpenCLContext;
 
+/*
+ * AVOptions common to the filters, for a private context 'type' with a
+ * DenoiseOpenCLContext named dn: the noise, the planes
+ * filtered, and the implementation switches for testing and tuning.
+ */
+#define DENOISE_OPENCL_SIGMA_OPTIONS(type, runtime_flags)                                          \
+    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",              \
+      offsetof(type, dn.sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, runtime_flags },    \
+    { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",               \
+      offsetof(type, dn.csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, runtime_flags }
+
+#define DENOISE_OPENCL_PLANES_OPTION(type, flags)                                                   \
+    { "planes", "bit mask of the planes to filter",                                                \
+      offsetof(type, dn.planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, flags }
+
+#define DENOISE_OPENCL_SEARCH_OPTION(type, flags)                                                   \
+    { "search", "patch search kernel, for testing and tuning (same output)",                       \
+      offsetof(type, dn.search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO },             \
+      DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, flags, .unit = "search" },                       \
+        { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST,   \
+          { .i64 = DENOISE_SEARCH_AUTO },   0, 0, flags, .unit = "search" },                       \
+        { "tiled",  "work-group search sharing the sums of overlapping patches", 0, AV_OPT_TYPE_CONST, \
+          { .i64 = DENOISE_SEARCH_TILED },  0, 0, flags, .unit = "search" },                       \
+        { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST,                     \
+          { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, flags, .unit = "search" }
+
+#define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \
+    { "profile", "log the kernel time of each stage for every frame, for tuning",                  \
+      offsetof(type, dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, flags }
+
 /** NULL-terminated list of the software formats the denoisers accept. */
 extern const enum AVPixelFormat ff_denoise_opencl_formats[];
 
 /**
- * Input link config_props for the denoisers: checks that the input carries
- * OpenCL frames of a supported software format, with a clear error listing
- * the supported formats otherwise.
+ * The input link's config_props for the denoisers: checks that the input
+ * carries OpenCL frames of a supported software format, with a clear error
+ * listing the supported formats otherwise, and describes them in
+ * dn->layout.
  */
-int ff_denoise_opencl_config_input(AVFilterLink *inlink);
+int ff_denoise_opencl_config_input(AVFilterLink *inlink,
+                                   DenoiseOpenCLContext *dn);
+
+/**
+ * The output link's config_props for the denoisers: creates the output
+ * frames context, then sets the filter up with ops->init() and sizes the
+ * frame queue with what it returns.
+ */
+int ff_denoise_opencl_config_output(AVFilterLink *outlink,
+                                    DenoiseOpenCLContext *dn,
+                                    const DenoiseQueueOps *ops);
 
 /** Describe the planes and components of a supported software format. */
 int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
                                  int width, int height, DenoiseLayout *layout);
+
+/** Whether component c exists and the planes option selects it. */
+int ff_denoise_opencl_selected(const DenoiseOpenCLContext *dn, int c);
+
+/**
+ * Whether the first three components are selected and of the same size
+ * (4:4:4 or RGB), so that they can be searched or grouped jointly.
+ */
+int ff_denoise_opencl_joint_possible(const DenoiseOpenCLContext *dn);
+
+/**
+ * The noise of component c: sigma, csigma on the chroma of YUV frames when
+ * set, or with opponent set the noise of opponent channel c of RGB planes
+ * of noise sigma.
+ */
+float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
+                              int opponent);
+
+/** The noise of opponent channel c of RGB planes of noise sigma. */
+float ff_denoise_opencl_opponent_sigma(float sigma, int c);
 
 /**
  * Build the program from a generated header of compile-time constants
@@ -189,79 +282,72 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                            const char *defines, const char **sources,
                            int nb_sources);
 
+/**
+ * Wait for the queue, log the average stage times when profiling, free the
+ * queued frames and release what ff_denoise_opencl_init() created; the
+ * filter then releases its own objects and calls ff_opencl_filter_uninit().
+ */
 void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
+
 
 /** Create a device buffer, with a clear message if the device refuses it. */
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size);
 
 /**
- * Enqueue the conversion of one component of a frame to a float plane, in
- * slot 'slot' of the ring of planes dst.
- */
-int ff_denoise_opencl_load(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                           const DenoiseLayout *layout, const AVFrame *frame,
-                           int component, cl_mem dst, int slot);
-
-/**
- * Enqueue the writing of every image of the output frame: components set in
- * 'mask' from their float planes, the others copied from the input frame.
- */
-int ff_denoise_opencl_store(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                            const DenoiseLayout *layout, AVFrame *out,
-                            const AVFrame *in, cl_mem *planes, int mask);
-
-/** Copy every image of a frame (pass-through when the filter is disabled). */
-int ff_denoise_opencl_copy_frame(AVFilterContext *avctx,
-                                 DenoiseOpenCLContext *dn,
-                                 const DenoiseLayout *layout, AVFrame *out,
-                                 const AVFrame *in);
-
-/**
- * Enqueue a kernel over a 2-D range of at least width x height work-items,
- * rounded up to the work-group size local_w x local_h (0: a default), and
- * account its time to 'stage' when profiling.
+ * Set the arguments of a kernel from a list and enqueue it over a 2-D range
+ * of at least width x height work-items, rounded up to the work-group size
+ * local_w x local_h (0: a default); when profiling, wait for it and account
+ * its time to 'stage'.
  */
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          cl_kernel kernel, size_t width, size_t height,
+                          cl_kernel kernel, const OpenCLKernelArg *args,
+                          int nb_args, size_t width, size_t height,
                           size_t local_w, size_t local_h, int stage);
 
-/** Local memory size of the device, in bytes. */
-size_t ff_denoise_opencl_local_mem_size(AVFilterContext *avctx);
+/** An OpenCLKernelArg of a variable (an lvalue). */
+#define DENOISE_ARG(v) { sizeof(v), &(v) }
+/** An OpenCLKernelArg of local memory of 'size' bytes. */
+#define DENOISE_LOCAL_ARG(size) { (size), NULL }
 
-/** Largest work-group size the device can run the kernel with. */
-size_t ff_denoise_opencl_max_work_group(AVFilterContext *avctx, cl_kernel kernel);
+/**
+ * Enqueue the loading of the selected components of a frame: component c
+ * into slot slots[c] of the ring of planes rings[c]; with opponent, the
+ * first three then turned from RGB into opponent channels (their slots must
+ * be equal).
+ */
+int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
+                                 DenoiseOpenCLContext *dn, const AVFrame *in,
+                                 cl_mem *rings, const int *slots, int opponent);
+
+/**
+ * Enqueue the conversion of three planes, in place, from R, G, B to the
+ * opponent channels (inverse = 0) or back (inverse = 1); the planes are
+ * slot 'slot' of three rings of planes of the size of component 0.
+ */
+int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, int slot, int inverse);
 
 /**
  * Set up the search geometry of a plane: patches of 'patch' samples on a
  * grid of step 'step', candidates within 'radius'; choose the kernel.
  */
-void ff_denoise_search_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                            DenoiseSearch *ds, int width, int height,
-                            int patch, int step, int radius,
-                            enum DenoiseSearchMode mode);
+void ff_denoise_opencl_search_init(AVFilterContext *avctx,
+                                   DenoiseOpenCLContext *dn, DenoiseSearch *ds,
+                                   int width, int height, int patch, int step,
+                                   int radius);
 
 /**
  * Enqueue the search of the most similar patches of every reference patch
  * of the window's reference frame among the planes of the window, in the
- * ring of planes 'frames'. With ref_first the reference patch is always
- * entry 0 of its table.
+ * ring of planes 'frames', with distances summed over the channels 'ch' of
+ * the frames (channel 0 at the start of 'frames'). With ref_first the
+ * reference patch is always entry 0 of its table.
  */
-int ff_denoise_search_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                          const DenoiseSearch *ds, cl_mem frames,
-                          const DenoiseWindow *win, int ref_first,
-                          cl_mem positions, cl_mem distances, int stage);
-
-/**
- * Like ff_denoise_search_run(), with distances summed over the channels
- * 'ch' of the frames (channel 0 at the start of 'frames').
- */
-int ff_denoise_search_run_channels(AVFilterContext *avctx,
-                                   DenoiseOpenCLContext *dn,
-                                   const DenoiseSearch *ds, cl_mem frames,
-                                   const DenoiseChannels *ch,
-                                   const DenoiseWindow *win, int ref_first,
-                                   cl_mem positions, cl_mem distances,
-                                   int stage);
+int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                             const DenoiseSearch *ds, cl_mem frames,
+                             const DenoiseChannels *ch,
+                             const DenoiseWindow *win, int ref_first,
+                             cl_mem positions, cl_mem distances, int stage);
 
 /**
  * The activate() of the denoisers: frames are queued in the ring, loaded on
@@ -271,8 +357,7 @@ int ff_denoise_search_run_channels(AVFilterContext *avctx,
  * sets, or copied when the timeline disabled the filter at that frame.
  */
 int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                               const DenoiseLayout *layout, cl_mem *planes,
-                               const DenoiseQueueOps *ops);
+                               cl_mem *planes, const DenoiseQueueOps *ops);
 
 /**
  * The window of frame t in the queue's ring: 'past' frames before it and
@@ -280,23 +365,5 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
  */
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
                                        int64_t last, int past, int future);
-
-/** Free the frames still queued. */
-void ff_denoise_opencl_queue_uninit(DenoiseOpenCLContext *dn);
-
-/**
- * Enqueue the conversion of three planes of width x height, in place, from
- * R, G, B to the opponent channels (inverse = 0) or back (inverse = 1); the
- * planes are slot 'slot' of three rings of planes.
- */
-int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                               cl_mem *planes, int width, int height,
-                               int slot, int inverse);
-
-/** The noise of opponent channel c of RGB planes of noise sigma. */
-float ff_denoise_opponent_sigma(float sigma, int c);
-
-/** Wait for the queue; log the frame's stage times when profiling. */
-int ff_denoise_opencl_finish(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 
 #endif /* AVFILTER_DENOISE_OPENCL_H */

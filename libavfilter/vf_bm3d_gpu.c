@@ -29,9 +29,11 @@
 
 #include <math.h>
 
+#include "libavutil/avassert.h"
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
 
@@ -109,9 +111,7 @@ typedef struct BM3DGPUContext {
     OpenCLFilterContext ocf;
     DenoiseOpenCLContext dn;
 
-    /* options */
-    float sigma;
-    float csigma;
+    /* options (sigma, csigma, planes, search and profile in dn) */
     int   preset;
     BM3DStep opt[2];       ///< -1 / -1.0: from the preset
     float hdthr;
@@ -119,9 +119,7 @@ typedef struct BM3DGPUContext {
     int   transform;       ///< 2-D transform of the first step
     int   haar;            ///< Haar instead of Walsh-Hadamard along groups
     int   estim;
-    int   planes;
     int   color;
-    int   search_mode;
     int   atomics;         ///< accumulation: 0 auto, 1 64-bit, 2 32-bit pairs
     int   past;            ///< frames before and after the reference frame
     int   future;
@@ -131,11 +129,12 @@ typedef struct BM3DGPUContext {
     int video;             ///< vbm3d_gpu: groups across frames
     BM3DStep par[2];       ///< effective parameters
     int nb_max;            ///< size of the search tables
-    DenoiseLayout layout;
+    int int64_atomics;     ///< accumulate with 64-bit atomics
     DenoiseSearch search[DENOISE_MAX_COMPONENTS][2];
-    cl_kernel kernel_filter[2];     ///< hard threshold, Wiener
-    cl_kernel kernel_normalise;
-    cl_kernel kernel_search_video;  ///< predictive search
+    cl_kernel kernel_bm3d_filter_ht;
+    cl_kernel kernel_bm3d_filter_wiener;
+    cl_kernel kernel_bm3d_normalise;
+    cl_kernel kernel_vbm3d_search;  ///< predictive search
     int joint;                      ///< group the three channels together
     int64_t next_basic;             ///< next frame of the first step
     cl_mem fwd[2];         ///< 2-D transform of each step
@@ -151,44 +150,11 @@ typedef struct BM3DGPUContext {
     cl_mem distances[DENOISE_MAX_COMPONENTS];
 } BM3DGPUContext;
 
-static int component_selected(const BM3DGPUContext *s, int c)
-{
-    return c < s->layout.nb_components && (s->planes & (1 << c));
-}
-
-/* Joint grouping: three filtered channels of the same size (4:4:4 or RGB). */
-static int use_joint_grouping(const BM3DGPUContext *s)
-{
-    const DenoiseLayout *l = &s->layout;
-
-    if (s->color != COLOR_JOINT || l->nb_components < 3)
-        return 0;
-    for (int c = 0; c < 3; c++)
-        if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
-            l->comp[c].height != l->comp[0].height)
-            return 0;
-    return 1;
-}
-
 /* The noise of channel c: sigma or csigma, or for RGB frames grouped
  * jointly the opponent channel's. */
 static float channel_sigma(const BM3DGPUContext *s, int c)
 {
-    if (s->layout.is_rgb)
-        return s->joint ? ff_denoise_opponent_sigma(s->sigma, c) : s->sigma;
-    return (c == 1 || c == 2) && s->csigma >= 0 ? s->csigma : s->sigma;
-}
-
-/* Modified Bessel function of the first kind, order 0 (power series). */
-static double bessel_i0(double x)
-{
-    double sum = 1.0, term = 1.0;
-
-    for (int k = 1; k < 50; k++) {
-        term *= (x / (2.0 * k)) * (x / (2.0 * k));
-        sum  += term;
-    }
-    return sum;
+    return ff_denoise_opencl_sigma(&s->dn, c, s->joint && s->dn.layout.is_rgb);
 }
 
 /* The orthonormal 8-point DCT-II matrix, F[r][a]. */
@@ -296,7 +262,7 @@ static void make_kaiser(float beta, float *kaiser)
 
     for (int i = 0; i < BLOCK; i++) {
         double t = 2.0 * i / (BLOCK - 1) - 1.0;
-        w[i] = bessel_i0(beta * sqrt(1.0 - t * t)) / bessel_i0(beta);
+        w[i] = av_bessel_i0(beta * sqrt(1.0 - t * t)) / av_bessel_i0(beta);
     }
     for (int a = 0; a < BLOCK; a++)
         for (int b = 0; b < BLOCK; b++)
@@ -348,12 +314,123 @@ static int resolve_parameters(AVFilterContext *avctx)
     return 0;
 }
 
-static int alloc_buffers(AVFilterContext *avctx, int c)
+/* The planes of the selected components must hold a block. */
+static int check_plane_sizes(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        const DenoiseComponent *comp = &s->dn.layout.comp[c];
+        if (ff_denoise_opencl_selected(&s->dn, c) &&
+            (comp->width < BLOCK || comp->height < BLOCK)) {
+            av_log(avctx, AV_LOG_ERROR, "Plane %d is %dx%d: %s needs "
+                   "planes of at least %dx%d samples.\n", c, comp->width,
+                   comp->height, avctx->filter->name, BLOCK, BLOCK);
+            return AVERROR(EINVAL);
+        }
+    }
+    return 0;
+}
+
+/* 64-bit atomics where the device has them and the atomics option allows. */
+static int choose_atomics(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+    char extensions[4096] = "";
+    int available;
+
+    clGetDeviceInfo(s->ocf.hwctx->device_id, CL_DEVICE_EXTENSIONS,
+                    sizeof(extensions) - 1, extensions, NULL);
+    available = !!strstr(extensions, "cl_khr_int64_base_atomics");
+    if (s->atomics == ATOMICS_INT64 && !available) {
+        av_log(avctx, AV_LOG_ERROR, "This OpenCL device has no 64-bit integer "
+               "atomics (cl_khr_int64_base_atomics); use atomics=auto or int32.\n");
+        return AVERROR(ENOSYS);
+    }
+    s->int64_atomics = available && s->atomics != ATOMICS_INT32;
+    av_log(avctx, AV_LOG_VERBOSE, "Accumulating with %s atomics.\n",
+           s->int64_atomics ? "64-bit" : "pairs of 32-bit");
+    return 0;
+}
+
+/* The program with its compile-time constants, and the filter's kernels. */
+static int build_program(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const char *sources[] = {
+        ff_source_bm3d_gpu_cl,
+#if CONFIG_VBM3D_GPU_FILTER
+        ff_source_vbm3d_search_cl,
+#endif
+    };
+    int nb_sources = s->video ? 2 : 1;
+    AVBPrint defines;
+    cl_int cle;
+    int err;
+
+    av_assert0(nb_sources <= FF_ARRAY_ELEMS(sources));
+    av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
+    av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
+    av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
+    if (s->video) {
+        av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
+        av_bprintf(&defines, "#define VBM3D_R1MAX %d\n", window_radius(s, 0));
+        av_bprintf(&defines, "#define VBM3D_R2MAX %d\n", window_radius(s, 1));
+    }
+    if (!av_bprint_is_complete(&defines)) {
+        av_bprint_finalize(&defines, NULL);
+        return AVERROR(ENOMEM);
+    }
+    s->dn.stage_names[STAGE_IO]        = "load/store";
+    s->dn.stage_names[STAGE_SEARCH1]   = "search1";
+    s->dn.stage_names[STAGE_FILTER1]   = "filter1";
+    s->dn.stage_names[STAGE_SEARCH2]   = "search2";
+    s->dn.stage_names[STAGE_FILTER2]   = "filter2";
+    s->dn.stage_names[STAGE_NORMALISE] = "normalise";
+    err = ff_denoise_opencl_init(avctx, &s->dn, defines.str, sources, nb_sources);
+    av_bprint_finalize(&defines, NULL);
+    if (err < 0)
+        return err;
+
+    CL_CREATE_KERNEL(s, bm3d_filter_ht);
+    CL_CREATE_KERNEL(s, bm3d_filter_wiener);
+    CL_CREATE_KERNEL(s, bm3d_normalise);
+    if (s->video)
+        CL_CREATE_KERNEL(s, vbm3d_search);
+    return 0;
+fail:
+    return err;
+}
+
+/* The 2-D transforms of both steps (step 2 always uses the DCT) and the
+ * Kaiser window, as constant tables. */
+static int create_tables(AVFilterContext *avctx)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const cl_mem_flags flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
+    float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
+    cl_int cle;
+    int err;
+
+    for (int i = 0; i < 2; i++) {
+        make_transform(i == 0 && s->transform == TRANSFORM_BIOR, fwd, inv);
+        CL_CREATE_BUFFER_FLAGS(s, fwd[i], flags, sizeof(fwd), fwd);
+        CL_CREATE_BUFFER_FLAGS(s, inv[i], flags, sizeof(inv), inv);
+    }
+    make_kaiser(s->beta, kaiser);
+    CL_CREATE_BUFFER_FLAGS(s, kaiser, flags, sizeof(kaiser), kaiser);
+    return 0;
+fail:
+    return err;
+}
+
+/* The buffers of component c, with rings of 'ring' frames. */
+static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     size_t samples = (size_t)comp->width * comp->height;
-    size_t ring = s->dn.fq.ring;
     size_t refs = 0;
 
     for (int i = 0; i < 2; i++)
@@ -375,147 +452,65 @@ static int alloc_buffers(AVFilterContext *avctx, int c)
     return 0;
 }
 
-static cl_mem constant_buffer(AVFilterContext *avctx, const float *data, size_t size)
+/* The search geometry of both steps and the buffers of every selected
+ * component. */
+static int setup_components(AVFilterContext *avctx, int ring)
 {
     BM3DGPUContext *s = avctx->priv;
-    cl_int cle;
-    cl_mem mem = clCreateBuffer(s->ocf.hwctx->context,
-                                CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                size, (void *)data, &cle);
-    if (!mem)
-        av_log(avctx, AV_LOG_ERROR, "Failed to create a table: %d.\n", cle);
-    return mem;
-}
 
-/* The 2-D transforms of both steps (step 2 always uses the DCT) and the
- * Kaiser window. */
-static int create_tables(AVFilterContext *avctx)
-{
-    BM3DGPUContext *s = avctx->priv;
-    float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        const DenoiseComponent *comp = &s->dn.layout.comp[c];
+        int err;
 
-    for (int i = 0; i < 2; i++) {
-        make_transform(i == 0 && s->transform == TRANSFORM_BIOR, fwd, inv);
-        s->fwd[i] = constant_buffer(avctx, fwd, sizeof(fwd));
-        s->inv[i] = constant_buffer(avctx, inv, sizeof(inv));
-        if (!s->fwd[i] || !s->inv[i])
-            return AVERROR(EIO);
-    }
-    make_kaiser(s->beta, kaiser);
-    s->kaiser = constant_buffer(avctx, kaiser, sizeof(kaiser));
-    return s->kaiser ? 0 : AVERROR(EIO);
-}
-
-static int bm3d_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
-{
-    BM3DGPUContext *s = avctx->priv;
-    AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
-    const char *sources[] = { ff_source_bm3d_gpu_cl };
-    cl_device_id device = s->ocf.hwctx->device_id;
-    char extensions[4096] = "";
-    int int64_atomics;
-    AVBPrint defines;
-    cl_int cle;
-    int err;
-
-    err = ff_denoise_opencl_get_layout(avctx, frames->sw_format, frame->width,
-                                       frame->height, &s->layout);
-    if (err < 0)
-        return err;
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        const DenoiseComponent *comp = &s->layout.comp[c];
-        if (component_selected(s, c) && (comp->width < BLOCK || comp->height < BLOCK)) {
-            av_log(avctx, AV_LOG_ERROR, "Plane %d is %dx%d: %s needs "
-                   "planes of at least %dx%d samples.\n", c, comp->width,
-                   comp->height, avctx->filter->name, BLOCK, BLOCK);
-            return AVERROR(EINVAL);
-        }
-    }
-    /* the frames of the window: ring - 1 - delay past frames, the frame
-     * being output and the delay frames after it */
-    s->dn.fq.delay = s->estim == ESTIMATE_BASIC ? s->future : 2 * s->future;
-    s->dn.fq.ring  = s->past + s->dn.fq.delay + 1;
-    /* positions index the ring of planes in 32 bits, accumulators in pairs
-     * of 32-bit words */
-    if ((uint64_t)frame->width * frame->height * s->dn.fq.ring > UINT32_MAX / 2) {
-        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
-               frame->width, frame->height, s->video ? " for this window" : "");
-        return AVERROR(EINVAL);
-    }
-    clGetDeviceInfo(device, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
-                    extensions, NULL);
-    int64_atomics = !!strstr(extensions, "cl_khr_int64_base_atomics");
-    if (s->atomics == ATOMICS_INT64 && !int64_atomics) {
-        av_log(avctx, AV_LOG_ERROR, "This OpenCL device has no 64-bit integer "
-               "atomics (cl_khr_int64_base_atomics); use atomics=auto or int32.\n");
-        return AVERROR(ENOSYS);
-    }
-    if (s->atomics == ATOMICS_INT32)
-        int64_atomics = 0;
-    av_log(avctx, AV_LOG_VERBOSE, "Accumulating with %s atomics.\n",
-           int64_atomics ? "64-bit" : "pairs of 32-bit");
-
-    av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
-    av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
-    av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
-    av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", int64_atomics);
-    av_bprintf(&defines, "#define VBM3D_Q %d\n", s->video ? s->perframe : 1);
-    av_bprintf(&defines, "#define VBM3D_R1MAX %d\n", window_radius(s, 0));
-    av_bprintf(&defines, "#define VBM3D_R2MAX %d\n", window_radius(s, 1));
-    if (!av_bprint_is_complete(&defines)) {
-        av_bprint_finalize(&defines, NULL);
-        return AVERROR(ENOMEM);
-    }
-    s->dn.stage_names[STAGE_IO]        = "load/store";
-    s->dn.stage_names[STAGE_SEARCH1]   = "search1";
-    s->dn.stage_names[STAGE_FILTER1]   = "filter1";
-    s->dn.stage_names[STAGE_SEARCH2]   = "search2";
-    s->dn.stage_names[STAGE_FILTER2]   = "filter2";
-    s->dn.stage_names[STAGE_NORMALISE] = "normalise";
-    err = ff_denoise_opencl_init(avctx, &s->dn, defines.str, sources,
-                                 FF_ARRAY_ELEMS(sources));
-    av_bprint_finalize(&defines, NULL);
-    if (err < 0)
-        return err;
-
-    s->kernel_filter[0] = clCreateKernel(s->ocf.program, "bm3d_filter_ht", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_ht: %d.\n", cle);
-    s->kernel_filter[1] = clCreateKernel(s->ocf.program, "bm3d_filter_wiener", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_filter_wiener: %d.\n", cle);
-    s->kernel_normalise = clCreateKernel(s->ocf.program, "bm3d_normalise", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel bm3d_normalise: %d.\n", cle);
-    if (s->video) {
-        s->kernel_search_video = clCreateKernel(s->ocf.program, "vbm3d_search", &cle);
-        CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel vbm3d_search: %d.\n", cle);
-    }
-    s->joint = use_joint_grouping(s);
-    av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
-           (s->layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
-    err = create_tables(avctx);
-    if (err < 0)
-        goto fail;
-
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        const DenoiseComponent *comp = &s->layout.comp[c];
-        if (!component_selected(s, c))
+        if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
         for (int i = 0; i < 2; i++)
-            ff_denoise_search_init(avctx, &s->dn, &s->search[c][i], comp->width,
-                                   comp->height, BLOCK, FFMIN(s->par[i].step, BLOCK),
-                                   s->par[i].range / 2, s->search_mode);
-        err = alloc_buffers(avctx, c);
+            ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i],
+                                          comp->width, comp->height, BLOCK,
+                                          FFMIN(s->par[i].step, BLOCK),
+                                          s->par[i].range / 2);
+        err = alloc_buffers(avctx, c, ring);
         if (err < 0)
-            goto fail;
+            return err;
     }
     return 0;
-fail:
-    return err;
+}
+
+static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
+{
+    BM3DGPUContext *s = avctx->priv;
+    int width = s->dn.width, height = s->dn.height;
+    int err;
+
+    err = check_plane_sizes(avctx);
+    if (err < 0)
+        return err;
+    /* the frames of the window: ring - 1 - delay past frames, the frame
+     * being output and the delay frames after it */
+    size->delay = s->estim == ESTIMATE_BASIC ? s->future : 2 * s->future;
+    size->ring  = s->past + size->delay + 1;
+    /* positions index the ring of planes in 32 bits, accumulators in pairs
+     * of 32-bit words */
+    if ((uint64_t)width * height * size->ring > UINT32_MAX / 2) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
+               width, height, s->video ? " for this window" : "");
+        return AVERROR(EINVAL);
+    }
+    s->joint = s->color == COLOR_JOINT && ff_denoise_opencl_joint_possible(&s->dn);
+    av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
+           (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
+
+    if ((err = choose_atomics(avctx)) < 0 ||
+        (err = build_program(avctx)) < 0 ||
+        (err = create_tables(avctx)) < 0)
+        return err;
+    return setup_components(avctx, size->ring);
 }
 
 static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
                      int c, int slot)
 {
-    size_t size = (size_t)s->layout.comp[c].width * s->layout.comp[c].height *
+    size_t size = (size_t)s->dn.layout.comp[c].width * s->dn.layout.comp[c].height *
                   sizeof(cl_long);
     cl_long zero = 0;
     cl_int cle = clEnqueueFillBuffer(s->dn.queue, buf, &zero, sizeof(zero),
@@ -547,31 +542,22 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     int stage = i ? STAGE_SEARCH2 : STAGE_SEARCH1;
     int nb_future = win->nb_frames - 1 - win->nb_past;
     int radius1 = s->par[i].range / 2, radius2 = s->par[i].prange / 2;
-    cl_kernel k = s->kernel_search_video;
-    cl_int cle;
-    int err = 0;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(guide), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
+        DENOISE_ARG(win->nb_past), DENOISE_ARG(nb_future),
+        DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx), DENOISE_ARG(ds->ny),
+        DENOISE_ARG(radius1), DENOISE_ARG(radius2),
+        DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->distances[c]),
+    };
 
     if (!s->video)
-        return ff_denoise_search_run(avctx, &s->dn, ds, guide, win, 1,
-                                     s->positions[c], s->distances[c], stage);
-
-    CL_SET_KERNEL_ARG(k,  0, cl_mem, &guide);
-    CL_SET_KERNEL_ARG(k,  1, cl_int, &ds->width);
-    CL_SET_KERNEL_ARG(k,  2, cl_int, &ds->height);
-    CL_SET_KERNEL_ARG(k,  3, cl_int, &win->ring);
-    CL_SET_KERNEL_ARG(k,  4, cl_int, &win->ref_slot);
-    CL_SET_KERNEL_ARG(k,  5, cl_int, &win->nb_past);
-    CL_SET_KERNEL_ARG(k,  6, cl_int, &nb_future);
-    CL_SET_KERNEL_ARG(k,  7, cl_int, &ds->step);
-    CL_SET_KERNEL_ARG(k,  8, cl_int, &ds->nx);
-    CL_SET_KERNEL_ARG(k,  9, cl_int, &ds->ny);
-    CL_SET_KERNEL_ARG(k, 10, cl_int, &radius1);
-    CL_SET_KERNEL_ARG(k, 11, cl_int, &radius2);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem, &s->positions[c]);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem, &s->distances[c]);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, ds->nx, ds->ny, 0, 0, stage);
-fail:
-    return err;
+        return ff_denoise_opencl_search(avctx, &s->dn, ds, guide,
+                                        &DENOISE_CHANNELS_SINGLE, win, 1,
+                                        s->positions[c], s->distances[c], stage);
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_vbm3d_search, args,
+                                 FF_ARRAY_ELEMS(args), ds->nx, ds->ny, 0, 0,
+                                 stage);
 }
 
 /* num / den of slot 'slot' of step i's accumulators of component c, into
@@ -580,24 +566,18 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
     BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     cl_uint samples = comp->width * comp->height;
     cl_uint src_offset = slot * samples, dst_offset = dst_slot * samples;
-    cl_kernel k = s->kernel_normalise;
-    cl_int cle;
-    int err = 0;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->den[i][c]),
+        DENOISE_ARG(src_offset), DENOISE_ARG(dst), DENOISE_ARG(dst_offset),
+        DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
+    };
 
-    CL_SET_KERNEL_ARG(k, 0, cl_mem,  &s->num[i][c]);
-    CL_SET_KERNEL_ARG(k, 1, cl_mem,  &s->den[i][c]);
-    CL_SET_KERNEL_ARG(k, 2, cl_uint, &src_offset);
-    CL_SET_KERNEL_ARG(k, 3, cl_mem,  &dst);
-    CL_SET_KERNEL_ARG(k, 4, cl_uint, &dst_offset);
-    CL_SET_KERNEL_ARG(k, 5, cl_int,  &comp->width);
-    CL_SET_KERNEL_ARG(k, 6, cl_int,  &comp->height);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
-                                 0, 0, STAGE_NORMALISE);
-fail:
-    return err;
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_normalise, args,
+                                 FF_ARRAY_ELEMS(args), comp->width,
+                                 comp->height, 0, 0, STAGE_NORMALISE);
 }
 
 /*
@@ -609,49 +589,31 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
                        const DenoiseWindow *win)
 {
     BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     const DenoiseSearch *ds = &s->search[g][i];
     const BM3DStep *p = &s->par[i];
     cl_uint plane_size = comp->width * comp->height;
     cl_uint agg_slots = aggregation_slots(win);
-    cl_kernel k = s->kernel_filter[i];
     float sigma = channel_sigma(s, c);
     float threshold = s->hdthr * sigma;
-    size_t global[2] = { (size_t)ds->nx * 64, ds->ny };
-    size_t local[2]  = { 64, 1 };
-    cl_event event = NULL;
-    cl_int cle;
-    int err = 0;
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(s->src[c]), DENOISE_ARG(s->basic[c]),
+        DENOISE_ARG(comp->width), DENOISE_ARG(ds->nx),
+        DENOISE_ARG(s->positions[g]), DENOISE_ARG(s->distances[g]),
+        DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(sigma),
+        DENOISE_ARG(threshold), DENOISE_ARG(s->fwd[i]), DENOISE_ARG(s->inv[i]),
+        DENOISE_ARG(s->kaiser), DENOISE_ARG(s->num[i][c]),
+        DENOISE_ARG(s->den[i][c]), DENOISE_ARG(plane_size),
+        DENOISE_ARG(agg_slots),
+    };
 
-    CL_SET_KERNEL_ARG(k,  0, cl_mem,   &s->src[c]);
-    CL_SET_KERNEL_ARG(k,  1, cl_mem,   &s->basic[c]);
-    CL_SET_KERNEL_ARG(k,  2, cl_int,   &comp->width);
-    CL_SET_KERNEL_ARG(k,  3, cl_int,   &ds->nx);
-    CL_SET_KERNEL_ARG(k,  4, cl_mem,   &s->positions[g]);
-    CL_SET_KERNEL_ARG(k,  5, cl_mem,   &s->distances[g]);
-    CL_SET_KERNEL_ARG(k,  6, cl_int,   &p->group);
-    CL_SET_KERNEL_ARG(k,  7, cl_float, &p->thmse);
-    CL_SET_KERNEL_ARG(k,  8, cl_float, &sigma);
-    CL_SET_KERNEL_ARG(k,  9, cl_float, &threshold);
-    CL_SET_KERNEL_ARG(k, 10, cl_mem,   &s->fwd[i]);
-    CL_SET_KERNEL_ARG(k, 11, cl_mem,   &s->inv[i]);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,   &s->kaiser);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,   &s->num[i][c]);
-    CL_SET_KERNEL_ARG(k, 14, cl_mem,   &s->den[i][c]);
-    CL_SET_KERNEL_ARG(k, 15, cl_uint,  &plane_size);
-    CL_SET_KERNEL_ARG(k, 16, cl_uint,  &agg_slots);
-    cle = clEnqueueNDRangeKernel(s->dn.queue, k, 2, NULL, global, local, 0,
-                                 NULL, s->dn.profile ? &event : NULL);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to enqueue the BM3D filter: %d.\n", cle);
-    if (event) {
-        clWaitForEvents(1, &event);
-        s->dn.stage_ms[i ? STAGE_FILTER2 : STAGE_FILTER1] +=
-            ff_opencl_get_event_time(event) / 1e6;
-        clReleaseEvent(event);
-    }
-    return 0;
-fail:
-    return err;
+    /* one work-group of BLOCK * BLOCK work-items per group */
+    return ff_denoise_opencl_run(avctx, &s->dn, i ? s->kernel_bm3d_filter_wiener :
+                                                    s->kernel_bm3d_filter_ht,
+                                 args, FF_ARRAY_ELEMS(args),
+                                 (size_t)ds->nx * BLOCK * BLOCK, ds->ny,
+                                 BLOCK * BLOCK, 1,
+                                 i ? STAGE_FILTER2 : STAGE_FILTER1);
 }
 
 /* The components grouped together from component c: the three channels
@@ -659,8 +621,8 @@ fail:
 static int group_members(const BM3DGPUContext *s, int c)
 {
     if (s->joint)
-        return c == 0 ? 3 : c < 3 ? 0 : component_selected(s, c);
-    return component_selected(s, c);
+        return c == 0 ? 3 : c < 3 ? 0 : ff_denoise_opencl_selected(&s->dn, c);
+    return ff_denoise_opencl_selected(&s->dn, c);
 }
 
 /* Step i for reference frame t on every selected component. */
@@ -671,7 +633,7 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
                                                  s->future);
     int err;
 
-    for (int c0 = 0; c0 < s->layout.nb_components; c0++) {
+    for (int c0 = 0; c0 < s->dn.layout.nb_components; c0++) {
         int n = group_members(s, c0);
 
         if (!n)
@@ -713,8 +675,8 @@ static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
     int slot = t % s->dn.fq.ring;
     int err;
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        if (!component_selected(s, c))
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
         if (s->estim == ESTIMATE_BASIC) {
             err = normalise(avctx, c, 0, slot, s->dst[c], 0);
@@ -723,10 +685,8 @@ static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
         }
         *mask |= 1 << c;
     }
-    if (s->joint && s->layout.is_rgb)
-        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst,
-                                          s->layout.comp[0].width,
-                                          s->layout.comp[0].height, 0, 1);
+    if (s->joint && s->dn.layout.is_rgb)
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst, 0, 1);
     return 0;
 }
 
@@ -768,29 +728,27 @@ static int skip_frame(AVFilterContext *avctx, int64_t t, int64_t last)
     return run_first_steps(avctx, last_basic_needed(s, t, last), last);
 }
 
-/* A new frame in its slot: its planes (opponent channels for RGB grouped
- * jointly), and cleared accumulators. */
+/* A new frame in its slot: cleared accumulators, and its planes (opponent
+ * channels for RGB grouped jointly). */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     BM3DGPUContext *s = avctx->priv;
-    int err;
+    int slots[DENOISE_MAX_COMPONENTS];
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        if (!component_selected(s, c))
+    for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
+        int err;
+
+        slots[c] = slot;
+        if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
-        if ((err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c,
-                                          s->src[c], slot)) < 0 ||
-            (err = zero_slot(avctx, s, s->num[0][c], c, slot)) < 0 ||
+        if ((err = zero_slot(avctx, s, s->num[0][c], c, slot)) < 0 ||
             (err = zero_slot(avctx, s, s->den[0][c], c, slot)) < 0 ||
             (err = zero_slot(avctx, s, s->num[1][c], c, slot)) < 0 ||
             (err = zero_slot(avctx, s, s->den[1][c], c, slot)) < 0)
             return err;
     }
-    if (s->joint && s->layout.is_rgb)
-        return ff_denoise_opencl_opponent(avctx, &s->dn, s->src,
-                                          s->layout.comp[0].width,
-                                          s->layout.comp[0].height, slot, 0);
-    return 0;
+    return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
+                                        s->joint && s->dn.layout.is_rgb);
 }
 
 static const DenoiseQueueOps bm3d_queue_ops = {
@@ -800,30 +758,41 @@ static const DenoiseQueueOps bm3d_queue_ops = {
     .skip    = skip_frame,
 };
 
+static int bm3d_gpu_config_input(AVFilterLink *inlink)
+{
+    BM3DGPUContext *s = inlink->dst->priv;
+
+    return ff_denoise_opencl_config_input(inlink, &s->dn);
+}
+
+static int bm3d_gpu_config_output(AVFilterLink *outlink)
+{
+    BM3DGPUContext *s = outlink->src->priv;
+
+    return ff_denoise_opencl_config_output(outlink, &s->dn, &bm3d_queue_ops);
+}
+
 static int bm3d_gpu_activate(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
 
-    return ff_denoise_opencl_activate(avctx, &s->dn, &s->layout, s->dst,
-                                      &bm3d_queue_ops);
+    return ff_denoise_opencl_activate(avctx, &s->dn, s->dst, &bm3d_queue_ops);
 }
 
-static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)
+/* Filter creation: bm3d_gpu (video = 0) or vbm3d_gpu (video = 1). */
+static av_cold int init_filter(AVFilterContext *avctx, int video)
 {
-    int err = resolve_parameters(avctx);
+    BM3DGPUContext *s = avctx->priv;
+    int err;
 
+    if (video) {
+        s->video  = 1;
+        s->preset = PRESET_VIDEO;
+    }
+    err = resolve_parameters(avctx);
     if (err < 0)
         return err;
     return ff_opencl_filter_init(avctx);
-}
-
-static av_cold int vbm3d_gpu_init_filter(AVFilterContext *avctx)
-{
-    BM3DGPUContext *s = avctx->priv;
-
-    s->video  = 1;
-    s->preset = PRESET_VIDEO;
-    return bm3d_gpu_init_filter(avctx);
 }
 
 static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
@@ -831,12 +800,11 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     BM3DGPUContext *s = avctx->priv;
     cl_int cle;
 
-    ff_denoise_opencl_queue_uninit(&s->dn);
     ff_denoise_opencl_uninit(avctx, &s->dn);
-    CL_RELEASE_KERNEL(s->kernel_filter[0]);
-    CL_RELEASE_KERNEL(s->kernel_filter[1]);
-    CL_RELEASE_KERNEL(s->kernel_normalise);
-    CL_RELEASE_KERNEL(s->kernel_search_video);
+    CL_RELEASE_KERNEL(s->kernel_bm3d_filter_ht);
+    CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
+    CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
+    CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
     for (int i = 0; i < 2; i++) {
         CL_RELEASE_MEMORY(s->fwd[i]);
         CL_RELEASE_MEMORY(s->inv[i]);
@@ -860,31 +828,31 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
 #define FLAGS  (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
 #define RFLAGS (FLAGS | AV_OPT_FLAG_RUNTIME_PARAM)
 
-/* The options of both filters; 'DEFAULTS' names where the step parameters'
- * defaults come from. */
-#define BM3D_STEP_OPTIONS(DEFAULTS)                                                                  \
-    { "bstep", "step of the grid of reference blocks, first step (0: " DEFAULTS ")",                \
+/*
+ * The block matching options of the two steps; the strings say where their
+ * defaults come from (0 or -1 in the option: the preset's value).
+ */
+#define BM3D_STEP_OPTIONS(STEP, GROUP, RANGE, THMSE, STEP2, GROUP2, RANGE2, THMSE2)                  \
+    { "bstep", "step of the grid of reference blocks, first step (0: " STEP ")",                    \
       OFFSET(opt[0].step), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 8, FLAGS },                            \
-    { "group", "largest group, a power of two, first step (0: " DEFAULTS ")",                       \
+    { "group", "largest group, a power of two, first step (0: " GROUP ")",                          \
       OFFSET(opt[0].group), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 32, FLAGS },                          \
-    { "range", "search window size, first step (0: " DEFAULTS ")",                                  \
+    { "range", "search window size, first step (0: " RANGE ")",                                     \
       OFFSET(opt[0].range), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },                          \
-    { "thmse", "largest mean squared difference of a matching block, first step (-1: " DEFAULTS ")", \
+    { "thmse", "largest mean squared difference of a matching block, first step (-1: " THMSE ")",   \
       OFFSET(opt[0].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS },                   \
-    { "bstep2", "step of the grid of reference blocks, second step (0: " DEFAULTS ")",              \
+    { "bstep2", "step of the grid of reference blocks, second step (0: " STEP2 ")",                 \
       OFFSET(opt[1].step), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 8, FLAGS },                            \
-    { "group2", "largest group, a power of two, second step (0: " DEFAULTS ")",                     \
+    { "group2", "largest group, a power of two, second step (0: " GROUP2 ")",                       \
       OFFSET(opt[1].group), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 32, FLAGS },                          \
-    { "range2", "search window size, second step (0: " DEFAULTS ")",                                \
+    { "range2", "search window size, second step (0: " RANGE2 ")",                                  \
       OFFSET(opt[1].range), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },                          \
-    { "thmse2", "largest mean squared difference of a matching block, second step (-1: " DEFAULTS ")", \
+    { "thmse2", "largest mean squared difference of a matching block, second step (-1: " THMSE2 ")", \
       OFFSET(opt[1].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS }
 
+/* The denoising options of both filters, before their block options. */
 #define BM3D_COMMON_OPTIONS                                                                          \
-    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",               \
-      OFFSET(sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, RFLAGS },                      \
-    { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",                \
-      OFFSET(csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, RFLAGS },                    \
+    DENOISE_OPENCL_SIGMA_OPTIONS(BM3DGPUContext, RFLAGS),                                           \
     { "hdthr", "hard threshold of the first step, in units of sigma",                              \
       OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },                           \
     { "kaiser", "beta of the Kaiser window of the aggregation",                                     \
@@ -901,61 +869,26 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
       OFFSET(estim), AV_OPT_TYPE_INT, { .i64 = ESTIMATE_FINAL }, ESTIMATE_FINAL, ESTIMATE_BASIC, FLAGS, .unit = "estim" }, \
         { "final", "both steps: hard threshold, then Wiener filtering", 0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_FINAL }, 0, 0, FLAGS, .unit = "estim" }, \
         { "basic", "the first step only",                               0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_BASIC }, 0, 0, FLAGS, .unit = "estim" }, \
-    { "planes", "bit mask of the planes to filter",                                                 \
-      OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },                             \
+    DENOISE_OPENCL_PLANES_OPTION(BM3DGPUContext, FLAGS),                                            \
     { "color", "grouping of the channels of 4:4:4 and RGB frames",                                  \
       OFFSET(color), AV_OPT_TYPE_INT, { .i64 = COLOR_JOINT }, COLOR_JOINT, COLOR_PLANES, FLAGS, .unit = "color" }, \
         { "joint",  "groups found on luma (RGB: opponent colours) serve all three channels", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_JOINT },  0, 0, FLAGS, .unit = "color" }, \
-        { "planes", "each plane grouped on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES }, 0, 0, FLAGS, .unit = "color" }, \
-    { "atomics", "integer atomics of the deterministic accumulation",                               \
+        { "planes", "each plane grouped on its own", 0, AV_OPT_TYPE_CONST, { .i64 = COLOR_PLANES }, 0, 0, FLAGS, .unit = "color" }
+
+/* The implementation switches of both filters, for testing and tuning. */
+#define BM3D_TUNING_OPTIONS                                                                          \
+    { "atomics", "integer atomics of the deterministic accumulation, for testing (same output)",   \
       OFFSET(atomics), AV_OPT_TYPE_INT, { .i64 = ATOMICS_AUTO }, ATOMICS_AUTO, ATOMICS_INT32, FLAGS, .unit = "atomics" }, \
         { "auto",  "64-bit where the device has them, else pairs of 32-bit", 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_AUTO },  0, 0, FLAGS, .unit = "atomics" }, \
         { "int64", "64-bit integer atomics",                                 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT64 }, 0, 0, FLAGS, .unit = "atomics" }, \
-        { "int32", "pairs of 32-bit integer atomics (same output)",          0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT32 }, 0, 0, FLAGS, .unit = "atomics" }, \
-    { "profile", "log the kernel time of each stage for every frame",                               \
-      OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS }
-
-static const AVOption bm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS,
-    { "preset", "parameter set",
-      OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
-        { "fast", "Davy & Ehret: step 4, 21x21 window, groups of 8", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
-        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
-    BM3D_STEP_OPTIONS("from the preset"),
-    { "search", "block matching kernel",
-      OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
-        { "auto",   "work-group search on GPUs, per-block search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
-        { "tiled",  "work-group search sharing the sums of overlapping blocks", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
-        { "direct", "one work-item per reference block", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
-    { NULL }
-};
-
-static const AVOption vbm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS,
-    BM3D_STEP_OPTIONS("6, 8, 7, 2500, then 4, 8, 7, 400"),
-    { "prange", "predictive search window in the other frames, first step (0: 5)",
-      OFFSET(opt[0].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
-    { "prange2", "predictive search window in the other frames, second step (0: 5)",
-      OFFSET(opt[1].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
-    { "perframe", "most similar blocks kept per frame",
-      OFFSET(perframe), AV_OPT_TYPE_INT, { .i64 = 2 }, 1, 8, FLAGS },
-    { "past", "number of past frames searched",
-      OFFSET(past), AV_OPT_TYPE_INT, { .i64 = 4 }, 0, 15, FLAGS },
-    { "future", "number of future frames searched (the output is delayed by twice as many frames)",
-      OFFSET(future), AV_OPT_TYPE_INT, { .i64 = 4 }, 0, 8, FLAGS },
-    { "causal", "search past frames only, whatever future says: no delay",
-      OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
-    { NULL }
-};
-
-AVFILTER_DEFINE_CLASS(bm3d_gpu);
-AVFILTER_DEFINE_CLASS(vbm3d_gpu);
+        { "int32", "pairs of 32-bit integer atomics",                        0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT32 }, 0, 0, FLAGS, .unit = "atomics" }, \
+    DENOISE_OPENCL_PROFILE_OPTION(BM3DGPUContext, FLAGS)
 
 static const AVFilterPad bm3d_gpu_inputs[] = {
     {
         .name         = "default",
         .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = &ff_denoise_opencl_config_input,
+        .config_props = &bm3d_gpu_config_input,
     },
 };
 
@@ -963,11 +896,33 @@ static const AVFilterPad bm3d_gpu_outputs[] = {
     {
         .name         = "default",
         .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = &ff_opencl_filter_config_output,
+        .config_props = &bm3d_gpu_config_output,
     },
 };
 
 #if CONFIG_BM3D_GPU_FILTER
+static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)
+{
+    return init_filter(avctx, 0);
+}
+
+static const AVOption bm3d_gpu_options[] = {
+    BM3D_COMMON_OPTIONS,
+    { "preset", "parameter set",
+      OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
+        { "fast", "Davy & Ehret: step 4, 21x21 window, groups of 8", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
+        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
+    BM3D_STEP_OPTIONS("preset's, fast 4, ref 3", "preset's, fast 8, ref 16",
+                      "preset's, fast 21, ref 39", "preset's, 2500",
+                      "preset's, fast 4, ref 3", "preset's, fast 8, ref 32",
+                      "preset's, fast 21, ref 39", "preset's, 400"),
+    DENOISE_OPENCL_SEARCH_OPTION(BM3DGPUContext, FLAGS),
+    BM3D_TUNING_OPTIONS,
+    { NULL }
+};
+
+AVFILTER_DEFINE_CLASS(bm3d_gpu);
+
 const FFFilter ff_vf_bm3d_gpu = {
     .p.name          = "bm3d_gpu",
     .p.description   = NULL_IF_CONFIG_SMALL("Block-matching and 3-D filtering denoiser through OpenCL"),
@@ -986,6 +941,32 @@ const FFFilter ff_vf_bm3d_gpu = {
 #endif
 
 #if CONFIG_VBM3D_GPU_FILTER
+static av_cold int vbm3d_gpu_init_filter(AVFilterContext *avctx)
+{
+    return init_filter(avctx, 1);
+}
+
+static const AVOption vbm3d_gpu_options[] = {
+    BM3D_COMMON_OPTIONS,
+    BM3D_STEP_OPTIONS("6", "8", "7", "2500", "4", "8", "7", "400"),
+    { "prange", "predictive search window in the other frames, first step (0: 5)",
+      OFFSET(opt[0].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
+    { "prange2", "predictive search window in the other frames, second step (0: 5)",
+      OFFSET(opt[1].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },
+    { "perframe", "most similar blocks kept per frame",
+      OFFSET(perframe), AV_OPT_TYPE_INT, { .i64 = 2 }, 1, 8, FLAGS },
+    { "past", "number of past frames searched",
+      OFFSET(past), AV_OPT_TYPE_INT, { .i64 = 4 }, 0, 15, FLAGS },
+    { "future", "number of future frames searched (the output is delayed by twice as many frames)",
+      OFFSET(future), AV_OPT_TYPE_INT, { .i64 = 4 }, 0, 8, FLAGS },
+    { "causal", "search past frames only, whatever future says: no delay",
+      OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    BM3D_TUNING_OPTIONS,
+    { NULL }
+};
+
+AVFILTER_DEFINE_CLASS(vbm3d_gpu);
+
 const FFFilter ff_vf_vbm3d_gpu = {
     .p.name          = "vbm3d_gpu",
     .p.description   = NULL_IF_CONFIG_SMALL("Video block-matching and 3-D filtering denoiser through OpenCL"),

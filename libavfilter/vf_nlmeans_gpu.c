@@ -81,9 +81,7 @@ typedef struct NLMeansGPUContext {
     OpenCLFilterContext ocf;
     DenoiseOpenCLContext dn;
 
-    /* options */
-    float sigma;
-    float csigma;
+    /* options (sigma, csigma and planes in dn) */
     float h;
     int   patch_size;
     int   patch_size_uv;
@@ -91,20 +89,17 @@ typedef struct NLMeansGPUContext {
     int   research_size_uv;
     int   step;
     int   nb_neighbors;
-    int   planes;
     float flat;
     int   color;
     int   kernel_type;
-    int   search_mode;
     int   past;                 ///< frames searched before and after
     int   future;
     int   causal;
 
-    DenoiseLayout layout;
     int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
-    cl_kernel kernel_weights;
-    cl_kernel kernel_aggregate;
+    cl_kernel kernel_nlmeans_weights;
+    cl_kernel kernel_nlmeans_aggregate;
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
@@ -113,21 +108,14 @@ typedef struct NLMeansGPUContext {
     cl_mem stack;               ///< joint colour: the rings of the three channels
 } NLMeansGPUContext;
 
-static int component_selected(const NLMeansGPUContext *s, int c)
-{
-    return c < s->layout.nb_components && (s->planes & (1 << c));
-}
-
 static int is_chroma(const NLMeansGPUContext *s, int c)
 {
-    return !s->layout.is_rgb && (c == 1 || c == 2);
+    return !s->dn.layout.is_rgb && (c == 1 || c == 2);
 }
 
 static float component_sigma(const NLMeansGPUContext *s, int c)
 {
-    if (s->mode == COLOR_OPPONENT)
-        return ff_denoise_opponent_sigma(s->sigma, c);
-    return is_chroma(s, c) && s->csigma >= 0 ? s->csigma : s->sigma;
+    return ff_denoise_opencl_sigma(&s->dn, c, s->mode == COLOR_OPPONENT);
 }
 
 /*
@@ -138,15 +126,11 @@ static float component_sigma(const NLMeansGPUContext *s, int c)
 static int colour_mode(AVFilterContext *avctx)
 {
     NLMeansGPUContext *s = avctx->priv;
-    const DenoiseLayout *l = &s->layout;
+    const DenoiseLayout *l = &s->dn.layout;
 
-    if (s->color == COLOR_PLANES || l->nb_components < 3 ||
-        (s->color == COLOR_AUTO && !l->is_rgb))
+    if (s->color == COLOR_PLANES || (s->color == COLOR_AUTO && !l->is_rgb) ||
+        !ff_denoise_opencl_joint_possible(&s->dn))
         return COLOR_PLANES;
-    for (int c = 0; c < 3; c++)
-        if (!component_selected(s, c) || l->comp[c].width != l->comp[0].width ||
-            l->comp[c].height != l->comp[0].height)
-            return COLOR_PLANES;
     if (s->color == COLOR_OPPONENT || s->color == COLOR_AUTO)
         return l->is_rgb ? COLOR_OPPONENT : COLOR_PLANES;
     /* pc and rc apply to the chroma of YUV frames only */
@@ -161,22 +145,33 @@ static int colour_mode(AVFilterContext *avctx)
 }
 
 /*
- * The channels searched together for component c: the three with joint
- * colour (from component 0, none for components 1 and 2), otherwise c
- * alone. The squared differences of channel i are divided by its noise
+ * The number of channels searched together for component c: the three with
+ * joint colour (from component 0, none for components 1 and 2), otherwise
+ * c alone.
+ */
+static int nb_search_channels(const NLMeansGPUContext *s, int c)
+{
+    if (s->mode != COLOR_JOINT)
+        return 1;
+    return c ? 0 : 3;
+}
+
+/*
+ * The channels searched together for component c, in rings of 'ring'
+ * frames. The squared differences of channel i are divided by its noise
  * variance and multiplied by that of channel 0, so that the distance keeps
  * the scale of channel 0's noise, which the weights assume.
  */
 static void search_channels(const NLMeansGPUContext *s, int c,
                             DenoiseChannels *ch)
 {
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     float sigma0 = component_sigma(s, c);
 
     *ch = DENOISE_CHANNELS_SINGLE;
     if (s->mode != COLOR_JOINT)
         return;
-    ch->nb     = c ? 0 : 3;
+    ch->nb     = nb_search_channels(s, c);
     ch->stride = s->dn.fq.ring * comp->width * comp->height;
     for (int i = 0; i < ch->nb; i++) {
         float sigma = component_sigma(s, i);
@@ -188,7 +183,7 @@ static void search_channels(const NLMeansGPUContext *s, int c,
 static void set_plane_params(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     int chroma   = is_chroma(s, c);
     int patch    = chroma && s->patch_size_uv    ? s->patch_size_uv    : s->patch_size;
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
@@ -197,20 +192,20 @@ static void set_plane_params(AVFilterContext *avctx, int c)
     if (reduced < patch)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
                "from %d to %d.\n", c, comp->width, comp->height, patch, reduced);
-    ff_denoise_search_init(avctx, &s->dn, &s->search[c], comp->width,
-                           comp->height, reduced, FFMIN(s->step, reduced),
-                           research / 2, s->search_mode);
+    ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c], comp->width,
+                                  comp->height, reduced, FFMIN(s->step, reduced),
+                                  research / 2);
 }
 
-static int alloc_plane_buffers(AVFilterContext *avctx, int c)
+/* The buffers of component c, with rings of 'ring' frames. */
+static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
     NLMeansGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
-    size_t ring    = s->dn.fq.ring;
     size_t refs    = (size_t)ds->nx * ds->ny;
-    DenoiseChannels ch;
+    int nb_channels = nb_search_channels(s, c);
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
@@ -221,50 +216,28 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c)
             return AVERROR(ENOMEM);
     }
 
-    search_channels(s, c, &ch);
-    if (!ch.nb)
+    if (!nb_channels)
         return 0;
     s->positions[c]  = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_uint));
     s->weights[c]    = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_float));
-    s->flat_means[c] = ff_denoise_opencl_alloc(avctx, ch.nb * refs * sizeof(cl_float));
+    s->flat_means[c] = ff_denoise_opencl_alloc(avctx, nb_channels * refs * sizeof(cl_float));
     if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
-    if (ch.nb > 1) {
-        s->stack = ff_denoise_opencl_alloc(avctx, ch.nb * ring * samples * sizeof(cl_float));
+    if (nb_channels > 1) {
+        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
         if (!s->stack)
             return AVERROR(ENOMEM);
     }
     return 0;
 }
 
-static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
+static int build_program(AVFilterContext *avctx)
 {
     NLMeansGPUContext *s = avctx->priv;
-    AVHWFramesContext *frames = (AVHWFramesContext *)frame->hw_frames_ctx->data;
     const char *sources[] = { ff_source_nlmeans_gpu_cl };
     AVBPrint defines;
     cl_int cle;
     int err;
-
-    err = ff_denoise_opencl_get_layout(avctx, frames->sw_format, frame->width,
-                                       frame->height, &s->layout);
-    if (err < 0)
-        return err;
-    s->mode = colour_mode(avctx);
-    av_log(avctx, AV_LOG_VERBOSE, "%s.\n",
-           s->mode == COLOR_JOINT    ? "Joint colour: one search on the three channels" :
-           s->mode == COLOR_OPPONENT ? "Opponent colours, each filtered on its own" :
-                                       "Each plane on its own");
-    /* the window: past frames, the frame being output, future frames */
-    s->dn.fq.delay = s->future;
-    s->dn.fq.ring  = s->past + s->future + 1;
-    /* neighbour positions and the channels' samples are 32-bit indices */
-    if ((uint64_t)frame->width * frame->height * s->dn.fq.ring *
-        (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
-        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
-               frame->width, frame->height, s->dn.fq.ring > 1 ? " for this window" : "");
-        return AVERROR(EINVAL);
-    }
 
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
@@ -282,24 +255,60 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, const AVFrame *frame)
     av_bprint_finalize(&defines, NULL);
     if (err < 0)
         return err;
-
-    s->kernel_weights = clCreateKernel(s->ocf.program, "nlmeans_weights", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_weights: %d.\n", cle);
-    s->kernel_aggregate = clCreateKernel(s->ocf.program, "nlmeans_aggregate", &cle);
-    CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create kernel nlmeans_aggregate: %d.\n", cle);
-
-    for (int c = 0; c < s->layout.nb_components; c++) {
-        if (!component_selected(s, c))
-            continue;
-        set_plane_params(avctx, c);
-        err = alloc_plane_buffers(avctx, c);
-        if (err < 0)
-            goto fail;
-    }
+    CL_CREATE_KERNEL(s, nlmeans_weights);
+    CL_CREATE_KERNEL(s, nlmeans_aggregate);
     return 0;
-
 fail:
     return err;
+}
+
+static int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    int width = s->dn.width, height = s->dn.height;
+    int err;
+
+    s->mode = colour_mode(avctx);
+    av_log(avctx, AV_LOG_VERBOSE, "%s.\n",
+           s->mode == COLOR_JOINT    ? "Joint colour: one search on the three channels" :
+           s->mode == COLOR_OPPONENT ? "Opponent colours, each filtered on its own" :
+                                       "Each plane on its own");
+    /* the window: past frames, the frame being output, future frames */
+    size->delay = s->future;
+    size->ring  = s->past + s->future + 1;
+    /* neighbour positions and the channels' samples are 32-bit indices */
+    if ((uint64_t)width * height * size->ring *
+        (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
+               width, height, size->ring > 1 ? " for this window" : "");
+        return AVERROR(EINVAL);
+    }
+
+    err = build_program(avctx);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        if (!ff_denoise_opencl_selected(&s->dn, c))
+            continue;
+        set_plane_params(avctx, c);
+        err = alloc_plane_buffers(avctx, c, size->ring);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* The flat-group thresholds of the channels 'ch' of component c (-1: none). */
+static cl_float4 flat_thresholds(const NLMeansGPUContext *s, int c,
+                                 const DenoiseChannels *ch)
+{
+    cl_float4 flat = { .s = { -1.0f, -1.0f, -1.0f, -1.0f } };
+
+    for (int i = 0; i < ch->nb && s->flat > 0; i++) {
+        float sigma_i = component_sigma(s, c + i);
+        flat.s[i] = s->flat * sigma_i * sigma_i;
+    }
+    return flat;
 }
 
 /*
@@ -311,39 +320,25 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c];
-    cl_kernel k  = s->kernel_weights;
     cl_uint stride = ch->stride;
     float sigma  = component_sigma(s, c);
     float h      = s->h > 0 ? s->h : sigma;
     float bias   = 2.0f * sigma * sigma;
     float scale  = s->kernel_type == KERNEL_BISQUARE ? BISQUARE_SCALE * h * h : h * h;
     float inv_scale = scale > 0 ? 1.0f / scale : INFINITY;
-    cl_float4 flat = { .s = { -1.0f, -1.0f, -1.0f, -1.0f } };
-    cl_int cle;
-    int err = 0;
+    cl_float4 flat = flat_thresholds(s, c, ch);
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(ds->width), DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
+        DENOISE_ARG(ds->ny), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
+        DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
+        DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
+        DENOISE_ARG(s->flat_means[c]),
+    };
 
-    for (int i = 0; i < ch->nb && s->flat > 0; i++) {
-        float sigma_i = component_sigma(s, c + i);
-        flat.s[i] = s->flat * sigma_i * sigma_i;
-    }
-    CL_SET_KERNEL_ARG(k,  0, cl_mem,    &frames);
-    CL_SET_KERNEL_ARG(k,  1, cl_int,    &ch->nb);
-    CL_SET_KERNEL_ARG(k,  2, cl_uint,   &stride);
-    CL_SET_KERNEL_ARG(k,  3, cl_int,    &ds->width);
-    CL_SET_KERNEL_ARG(k,  4, cl_int,    &ds->patch);
-    CL_SET_KERNEL_ARG(k,  5, cl_int,    &ds->nx);
-    CL_SET_KERNEL_ARG(k,  6, cl_int,    &ds->ny);
-    CL_SET_KERNEL_ARG(k,  7, cl_float,  &bias);
-    CL_SET_KERNEL_ARG(k,  8, cl_float,  &inv_scale);
-    CL_SET_KERNEL_ARG(k,  9, cl_int,    &s->kernel_type);
-    CL_SET_KERNEL_ARG(k, 10, cl_float4, &flat);
-    CL_SET_KERNEL_ARG(k, 11, cl_mem,    &s->positions[c]);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,    &s->weights[c]);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,    &s->flat_means[c]);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, ds->nx, ds->ny, 0, 0,
-                                 STAGE_WEIGHTS);
-fail:
-    return err;
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_weights,
+                                 args, FF_ARRAY_ELEMS(args), ds->nx, ds->ny,
+                                 0, 0, STAGE_WEIGHTS);
 }
 
 /* The estimates of the groups of component c, channel i into component c + i. */
@@ -351,33 +346,24 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
                      const DenoiseChannels *ch)
 {
     NLMeansGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->layout.comp[c];
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
-    cl_kernel k = s->kernel_aggregate;
     cl_uint stride = ch->stride;
-    cl_int cle;
-    int err = 0;
-
-    CL_SET_KERNEL_ARG(k,  0, cl_mem,  &frames);
-    CL_SET_KERNEL_ARG(k,  1, cl_int,  &ch->nb);
-    CL_SET_KERNEL_ARG(k,  2, cl_uint, &stride);
     /* an unused destination still needs a valid buffer */
-    for (int i = 0; i < DENOISE_MAX_CHANNELS; i++) {
-        CL_SET_KERNEL_ARG(k, 3 + i, cl_mem, &s->dst[i < ch->nb ? c + i : c]);
-    }
-    CL_SET_KERNEL_ARG(k,  6, cl_int,  &comp->width);
-    CL_SET_KERNEL_ARG(k,  7, cl_int,  &comp->height);
-    CL_SET_KERNEL_ARG(k,  8, cl_int,  &ds->patch);
-    CL_SET_KERNEL_ARG(k,  9, cl_int,  &ds->step);
-    CL_SET_KERNEL_ARG(k, 10, cl_int,  &ds->nx);
-    CL_SET_KERNEL_ARG(k, 11, cl_int,  &ds->ny);
-    CL_SET_KERNEL_ARG(k, 12, cl_mem,  &s->positions[c]);
-    CL_SET_KERNEL_ARG(k, 13, cl_mem,  &s->weights[c]);
-    CL_SET_KERNEL_ARG(k, 14, cl_mem,  &s->flat_means[c]);
-    return ff_denoise_opencl_run(avctx, &s->dn, k, comp->width, comp->height,
-                                 0, 0, STAGE_AGGREGATE);
-fail:
-    return err;
+    cl_mem dst1 = s->dst[ch->nb > 1 ? c + 1 : c];
+    cl_mem dst2 = s->dst[ch->nb > 2 ? c + 2 : c];
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(s->dst[c]), DENOISE_ARG(dst1), DENOISE_ARG(dst2),
+        DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
+        DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx),
+        DENOISE_ARG(ds->ny), DENOISE_ARG(s->positions[c]),
+        DENOISE_ARG(s->weights[c]), DENOISE_ARG(s->flat_means[c]),
+    };
+
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_aggregate,
+                                 args, FF_ARRAY_ELEMS(args), comp->width,
+                                 comp->height, 0, 0, STAGE_AGGREGATE);
 }
 
 /* The planes searched for the groups of component c: its ring, or with
@@ -399,9 +385,9 @@ static int filter_component(AVFilterContext *avctx, int c,
     cl_mem frames = search_planes(s, c, ch);
     int err;
 
-    err = ff_denoise_search_run_channels(avctx, &s->dn, &s->search[c], frames,
-                                         ch, win, 0, s->positions[c],
-                                         s->weights[c], STAGE_SEARCH);
+    err = ff_denoise_opencl_search(avctx, &s->dn, &s->search[c], frames, ch,
+                                   win, 0, s->positions[c], s->weights[c],
+                                   STAGE_SEARCH);
     if (err < 0)
         return err;
     err = compute_weights(avctx, c, frames, ch);
@@ -422,12 +408,12 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
     DenoiseWindow win = ff_denoise_opencl_window(&s->dn.fq, t, last, s->past,
                                                  s->future);
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
         DenoiseChannels ch;
         int err;
 
         search_channels(s, c, &ch);
-        if (!component_selected(s, c) || !ch.nb)
+        if (!ff_denoise_opencl_selected(&s->dn, c) || !ch.nb)
             continue;
         err = filter_component(avctx, c, &ch, &win);
         if (err < 0)
@@ -435,9 +421,7 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
         *mask |= ((1 << ch.nb) - 1) << c;
     }
     if (s->mode == COLOR_OPPONENT)
-        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst,
-                                          s->layout.comp[0].width,
-                                          s->layout.comp[0].height, 0, 1);
+        return ff_denoise_opencl_opponent(avctx, &s->dn, s->dst, 0, 1);
     return 0;
 }
 
@@ -449,25 +433,17 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     NLMeansGPUContext *s = avctx->priv;
-    int ring = s->dn.fq.ring;
-    int err;
+    cl_mem rings[DENOISE_MAX_COMPONENTS];
+    int slots[DENOISE_MAX_COMPONENTS];
 
-    for (int c = 0; c < s->layout.nb_components; c++) {
+    for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         int joint = s->mode == COLOR_JOINT && c < 3;
 
-        if (!component_selected(s, c))
-            continue;
-        err = ff_denoise_opencl_load(avctx, &s->dn, &s->layout, in, c,
-                                     joint ? s->stack : s->src[c],
-                                     joint ? c * ring + slot : slot);
-        if (err < 0)
-            return err;
+        rings[c] = joint ? s->stack : s->src[c];
+        slots[c] = joint ? c * s->dn.fq.ring + slot : slot;
     }
-    if (s->mode == COLOR_OPPONENT)
-        return ff_denoise_opencl_opponent(avctx, &s->dn, s->src,
-                                          s->layout.comp[0].width,
-                                          s->layout.comp[0].height, slot, 0);
-    return 0;
+    return ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
+                                        s->mode == COLOR_OPPONENT);
 }
 
 static const DenoiseQueueOps nlmeans_queue_ops = {
@@ -476,12 +452,25 @@ static const DenoiseQueueOps nlmeans_queue_ops = {
     .denoise = denoise_frame,
 };
 
+static int nlmeans_gpu_config_input(AVFilterLink *inlink)
+{
+    NLMeansGPUContext *s = inlink->dst->priv;
+
+    return ff_denoise_opencl_config_input(inlink, &s->dn);
+}
+
+static int nlmeans_gpu_config_output(AVFilterLink *outlink)
+{
+    NLMeansGPUContext *s = outlink->src->priv;
+
+    return ff_denoise_opencl_config_output(outlink, &s->dn, &nlmeans_queue_ops);
+}
+
 static int nlmeans_gpu_activate(AVFilterContext *avctx)
 {
     NLMeansGPUContext *s = avctx->priv;
 
-    return ff_denoise_opencl_activate(avctx, &s->dn, &s->layout, s->dst,
-                                      &nlmeans_queue_ops);
+    return ff_denoise_opencl_activate(avctx, &s->dn, s->dst, &nlmeans_queue_ops);
 }
 
 static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
@@ -499,7 +488,7 @@ static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
                "size pc (%d).\n", s->step, s->patch_size_uv);
         return AVERROR(EINVAL);
     }
-    if (!(s->planes & 0xf)) {
+    if (!(s->dn.planes & 0xf)) {
         av_log(avctx, AV_LOG_WARNING, "No plane selected: frames pass through.\n");
     }
     if (s->causal)
@@ -512,10 +501,9 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     NLMeansGPUContext *s = avctx->priv;
     cl_int cle;
 
-    ff_denoise_opencl_queue_uninit(&s->dn);
     ff_denoise_opencl_uninit(avctx, &s->dn);
-    CL_RELEASE_KERNEL(s->kernel_weights);
-    CL_RELEASE_KERNEL(s->kernel_aggregate);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_weights);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
         CL_RELEASE_MEMORY(s->dst[c]);
@@ -531,10 +519,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
 #define FLAGS  (AV_OPT_FLAG_FILTERING_PARAM | AV_OPT_FLAG_VIDEO_PARAM)
 #define RFLAGS (FLAGS | AV_OPT_FLAG_RUNTIME_PARAM)
 static const AVOption nlmeans_gpu_options[] = {
-    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",
-      OFFSET(sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, RFLAGS },
-    { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",
-      OFFSET(csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, RFLAGS },
+    DENOISE_OPENCL_SIGMA_OPTIONS(NLMeansGPUContext, RFLAGS),
     { "h", "filtering strength (0: equal to sigma)",
       OFFSET(h), AV_OPT_TYPE_FLOAT, { .dbl = 0.0 }, 0.0, 255.0, RFLAGS },
     { "p", "patch size",
@@ -549,8 +534,7 @@ static const AVOption nlmeans_gpu_options[] = {
       OFFSET(step), AV_OPT_TYPE_INT, { .i64 = 4 }, 1, 32, FLAGS },
     { "n", "number of most similar patches averaged",
       OFFSET(nb_neighbors), AV_OPT_TYPE_INT, { .i64 = 16 }, 1, 32, FLAGS },
-    { "planes", "bit mask of the planes to filter",
-      OFFSET(planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, FLAGS },
+    DENOISE_OPENCL_PLANES_OPTION(NLMeansGPUContext, FLAGS),
     { "flat", "flat-group threshold, in units of sigma^2 (0: disabled)",
       OFFSET(flat), AV_OPT_TYPE_FLOAT, { .dbl = 1.05 }, 0.0, 10.0, RFLAGS },
     { "color", "filtering of the channels of 4:4:4 and RGB frames",
@@ -563,19 +547,14 @@ static const AVOption nlmeans_gpu_options[] = {
       OFFSET(kernel_type), AV_OPT_TYPE_INT, { .i64 = KERNEL_EXP }, KERNEL_EXP, KERNEL_BISQUARE, RFLAGS, .unit = "kernel" },
         { "exp",      "exp(-max(d^2 - 2 sigma^2, 0) / h^2)", 0, AV_OPT_TYPE_CONST, { .i64 = KERNEL_EXP },      0, 0, RFLAGS, .unit = "kernel" },
         { "bisquare", "(1 - max(d^2 - 2 sigma^2, 0) / (3 h^2))^2, 0 beyond", 0, AV_OPT_TYPE_CONST, { .i64 = KERNEL_BISQUARE }, 0, 0, RFLAGS, .unit = "kernel" },
-    { "search", "patch search kernel",
-      OFFSET(search_mode), AV_OPT_TYPE_INT, { .i64 = DENOISE_SEARCH_AUTO }, DENOISE_SEARCH_AUTO, DENOISE_SEARCH_DIRECT, FLAGS, .unit = "search" },
-        { "auto",   "work-group search on GPUs, per-patch search on CPUs", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_AUTO },   0, 0, FLAGS, .unit = "search" },
-        { "tiled",  "work-group search sharing the sums of overlapping patches", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_TILED },  0, 0, FLAGS, .unit = "search" },
-        { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST, { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, FLAGS, .unit = "search" },
+    DENOISE_OPENCL_SEARCH_OPTION(NLMeansGPUContext, FLAGS),
     { "past", "number of past frames searched",
       OFFSET(past), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 15, FLAGS },
     { "future", "number of future frames searched (the output is delayed by as many frames)",
       OFFSET(future), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 15, FLAGS },
     { "causal", "search past frames only, whatever future says: no delay",
       OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
-    { "profile", "log the kernel time of each stage for every frame",
-      OFFSET(dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    DENOISE_OPENCL_PROFILE_OPTION(NLMeansGPUContext, FLAGS),
     { NULL }
 };
 
@@ -585,7 +564,7 @@ static const AVFilterPad nlmeans_gpu_inputs[] = {
     {
         .name         = "default",
         .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = &ff_denoise_opencl_config_input,
+        .config_props = &nlmeans_gpu_config_input,
     },
 };
 
@@ -593,7 +572,7 @@ static const AVFilterPad nlmeans_gpu_outputs[] = {
     {
         .name         = "default",
         .type         = AVMEDIA_TYPE_VIDEO,
-        .config_props = &ff_opencl_filter_config_output,
+        .config_props = &nlmeans_gpu_config_output,
     },
 };
 
