@@ -5,10 +5,13 @@
 # them alone. OPENCL_DEVICE=P.D picks a device, as -init_hw_device
 # opencl=ocl:P.D does.
 #
-# Each test denoises three frames of testsrc2 with seeded noise and compares
-# the raw output with a reference made on PoCL: at most one step of
-# difference per sample (two for 16-bit samples), since float rounding of
-# exp() may differ by a unit in the last place between OpenCL devices.
+# Each test denoises three frames of testsrc2 with seeded noise (eight for
+# the temporal filters). bm3d_gpu and vbm3d_gpu are bit-exact on every
+# device (fixed-point sums, correctly rounded divisions): their output is
+# compared with the MD5 checksums of its frames. nlmeans_gpu's raw output is
+# compared with a reference made on PoCL: at most one step of difference per
+# sample (two for 16-bit samples), since float rounding of exp() may differ
+# by a unit in the last place between OpenCL devices.
 
 GPU_DENOISE_DEVICE = -init_hw_device opencl=ocl$(if $(OPENCL_DEVICE),:$(OPENCL_DEVICE)) -filter_hw_device ocl
 
@@ -29,6 +32,14 @@ fate-$(1): CMP = oneoff
 fate-$(1): CMP_UNIT = $(7)
 fate-$(1): FUZZ = $(7)
 fate-$(1): REF = $$(SRC_PATH)/tests/ref/fate/$(1)
+endef
+
+# $(1): test name, $(2): filter, $(3): size, $(4): 8-bit format,
+# $(5): tested format, $(6): filter options (':'-separated), $(7): frames
+# (3, or 8 from a longer source)
+define GPU_DENOISE_MD5_TEST
+FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) FRAMEMD5_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER) += fate-$(1)
+fate-$(1): CMD = framemd5 $$(GPU_DENOISE_DEVICE) -lavfi "$$(if $$(filter 8,$(7)),$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),hwupload,$(2)=$(6),hwdownload,format=$(5)" -frames:v $(7)
 endef
 
 # nlmeans_gpu: one test per format family
@@ -108,36 +119,35 @@ fate-nlmeans-gpu-sendcmd: FUZZ = 1
 fate-nlmeans-gpu-sendcmd: REF = $(SRC_PATH)/tests/ref/fate/nlmeans-gpu-sendcmd
 
 # bm3d_gpu
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gray,bm3d_gpu,64:48,yuv444p,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gray16,bm3d_gpu,64:48,yuv444p,gray16le,sigma=20,2))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv420p,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv444p16,bm3d_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-gbrp-planes,bm3d_gpu,64:48,gbrp,gbrp,sigma=20:color=planes,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-yuv444p,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref,1))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gray,bm3d_gpu,64:48,yuv444p,gray,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gray16,bm3d_gpu,64:48,yuv444p,gray16le,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv420p,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv444p16,bm3d_gpu,64:48,yuv444p,yuv444p16le,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gbrp-planes,bm3d_gpu,64:48,gbrp,gbrp,sigma=20:color=planes,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv444p,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-33x65,bm3d_gpu,33:65,yuv444p,gray,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref,3))
 # the 32-bit fallback of the accumulation must give the same bytes
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-int32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:atomics=int32,1))
-fate-bm3d-gpu-int32: FUZZ = 0
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-int32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:atomics=int32,3))
 fate-bm3d-gpu-int32: REF = $(SRC_PATH)/tests/ref/fate/bm3d-gpu-ref
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bior,bm3d_gpu,64:48,yuv444p,gray,sigma=20:transform=bior,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-haar,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=haar,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bior-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform=bior,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=1:group2=1,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-group32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=32:group2=32,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-bstep1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:bstep=1:bstep2=1,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma0,bm3d_gpu,33:65,yuv444p,gray,sigma=0,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-sigma255,bm3d_gpu,33:65,yuv444p,gray,sigma=255,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-thmse0,bm3d_gpu,33:65,yuv444p,gray,sigma=20:thmse=0:thmse2=0,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-tiled,bm3d_gpu,33:65,yuv444p,gray,sigma=20:search=tiled,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-csigma,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:csigma=5,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-csigma-444,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20:csigma=5,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-planes1,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:planes=1,1))
-$(eval $(call GPU_DENOISE_TEST,bm3d-gpu-enable,bm3d_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),1))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bior,bm3d_gpu,64:48,yuv444p,gray,sigma=20:transform=bior,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-haar,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=haar,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bior-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform=bior,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-group1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=1:group2=1,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-group32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=32:group2=32,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bstep1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:bstep=1:bstep2=1,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-sigma0,bm3d_gpu,33:65,yuv444p,gray,sigma=0,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-sigma255,bm3d_gpu,33:65,yuv444p,gray,sigma=255,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-thmse0,bm3d_gpu,33:65,yuv444p,gray,sigma=20:thmse=0:thmse2=0,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-tiled,bm3d_gpu,33:65,yuv444p,gray,sigma=20:search=tiled,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-csigma,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:csigma=5,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-csigma-444,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20:csigma=5,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-planes1,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:planes=1,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-enable,bm3d_gpu,33:65,yuv444p,gray,sigma=20:enable=eq(n\,1),3))
 
 # vbm3d_gpu and temporal nlmeans_gpu: eight frames, so that the window
 # moves and is truncated at both ends; the same arguments as
@@ -157,13 +167,13 @@ $(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-causal,nlmeans_gpu,64:
 $(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-gbrp,nlmeans_gpu,48:40,gbrp,gbrp,sigma=20:past=1:future=1,1))
 $(eval $(call GPU_DENOISE_VIDEO_TEST,nlmeans-gpu-temporal-joint,nlmeans_gpu,48:40,gbrp,gbrp,sigma=20:past=1:future=2:color=joint,1))
 
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-gray,vbm3d_gpu,64:48,yuv444p,gray,sigma=20,1))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-yuv420p,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:past=2:future=2,1))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-causal,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:causal=1,1))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-basic,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic:past=1:future=3,1))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-gbrp,vbm3d_gpu,48:40,gbrp,gbrp,sigma=20:past=2:future=1,1))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-yuv444p16,vbm3d_gpu,48:40,yuv444p,yuv444p16le,sigma=20:perframe=3:group=16,2))
-$(eval $(call GPU_DENOISE_VIDEO_TEST,vbm3d-gpu-enable,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:past=1:future=1:enable=between(n\,2\,4),1))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-gray,vbm3d_gpu,64:48,yuv444p,gray,sigma=20,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-yuv420p,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=20:past=2:future=2,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-causal,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:causal=1,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-basic,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic:past=1:future=3,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-gbrp,vbm3d_gpu,48:40,gbrp,gbrp,sigma=20:past=2:future=1,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-yuv444p16,vbm3d_gpu,48:40,yuv444p,yuv444p16le,sigma=20:perframe=3:group=16,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-enable,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:past=1:future=1:enable=between(n\,2\,4),8))
 
 FATE_GPU_DENOISE += $(FATE_GPU_DENOISE-yes)
 
