@@ -7,6 +7,10 @@
 #   make demo      denoise a noisy natural photograph, print PSNR before/after
 #   make bench     quality and speed of the filters and their peers, with a
 #                  report and a plot in doc/ (QUICK=1: minutes on PoCL)
+#   make patches   our changes as a git format-patch series on top of the
+#                  FFmpeg release, in build/patches (PATCHES_DIR=...)
+#   make check-patches  the series applies with git am to the release and
+#                  gives exactly the tree that the build and FATE use
 #
 # 'make', 'make check' and 'make demo' run ./configure with its defaults when
 # it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device.
@@ -32,7 +36,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-nlmeans-speed bench-python-bm3d fate-refs clean distclean
+        check-quality check-errors check-doc check-frames check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -223,6 +227,22 @@ fate-refs: ffmpeg
 	-$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise GEN=1 OPENCL_DEVICE=$(OPENCL_DEVICE)
 	mkdir -p tests/ref/fate
 	cp $(FFMPEG_TREE)/tests/ref/fate/*-gpu-* tests/ref/fate/
+
+# Our changes as a git format-patch series on top of the FFmpeg release, for
+# sending upstream (tools/make-patches.sh): patches/*.patch, the shared code,
+# one commit per filter, FATE tests, documentation. The release is the one
+# ./configure unpacked (FFMPEG_SOURCE=DIR|TARBALL for another).
+PATCHES_DIR ?= $(BUILDDIR)/patches
+MAKE_PATCHES = BUILDDIR=$(BUILDDIR) FFMPEG_TREE=$(FFMPEG_TREE) tools/make-patches.sh \
+    $(if $(FFMPEG_SOURCE),--ffmpeg-source=$(FFMPEG_SOURCE))
+patches:
+	$(MAKE_PATCHES) $(PATCHES_DIR)
+
+# The series applies with git am --whitespace=error-all to a fresh copy of
+# the release and gives, byte for byte, the tree that the build and FATE use
+# (seconds, no network)
+check-patches:
+	$(MAKE_PATCHES) --check
 
 clean:
 	rm -rf $(TESTBIN) $(BUILDDIR)/quality
