@@ -299,8 +299,10 @@ Tests of $ALL_NAMES in tests/fate/gpu-denoise.mak: every format family,
 odd frame sizes, option extremes, timeline and runtime commands.  They
 need an OpenCL device, so like the other hardware tests they are part of
 'make fate-hw', not of 'make fate'; 'make fate-gpu-denoise' runs them
-alone.  The references were made on PoCL and are compared with one step
-of tolerance, since exp() may round differently on other devices.
+alone, OPENCL_DEVICE=P.D on another device.  The references were made on
+PoCL: outputs that are bit-exact on every device are compared through
+checksums, the others with a tolerance (see the comment at the top of
+gpu-denoise.mak).
 EOF
         ;;
     "$DOC")
