@@ -84,8 +84,12 @@ $(TESTBIN)/clfault.so: tests/tools/clfault.c
 	@mkdir -p $(TESTBIN)
 	$(CC) -O2 -Wall -Wextra -shared -fPIC -o $@ $< -ldl
 
+# check-patches needs the pristine release: not in the sanitizer build,
+# whose tree is a copy of the overlaid one
+CHECK_PATCHES ?= yes
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
+	$(if $(filter yes,$(CHECK_PATCHES)),$(MAKE) check-patches)
 	$(MAKE) check-fate
 	$(MAKE) check-errors
 	$(MAKE) check-doc
@@ -109,7 +113,7 @@ check-asan: ffmpeg
 	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
-	    $(MAKE) CONFIG_MK=$(ASAN_DIR)/config.mk check
+	    $(MAKE) CONFIG_MK=$(ASAN_DIR)/config.mk CHECK_PATCHES=no check
 
 # Valgrind memcheck of ffmpeg over short streams through each filter and two
 # failure paths: no memcheck error, no definitely lost block (leaks made on

@@ -11,11 +11,11 @@ set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates
-valgrind"
+valgrind git patch"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
-    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source; do
+    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch; do
         command -v $cmd > /dev/null 2>&1 || { echo "$cmd"; return 0; }
     done
     [ -f /usr/include/CL/cl.h ] || { echo "OpenCL headers"; return 0; }
