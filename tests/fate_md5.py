@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Run the bit-exact FATE tests (GPU_DENOISE_MD5_TEST in
+tests/fate/gpu-denoise.mak) with a given ffmpeg, outside FFmpeg's tree, and
+compare the frame checksums with tests/ref/fate: for a machine that has an
+ffmpeg binary and an OpenCL device but no FFmpeg source tree (a GPU machine).
+
+    tests/fate_md5.py --ffmpeg path/to/ffmpeg [--device P.D]
+
+Prints one line per test and exits non-zero if any checksum differs.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MAK = os.path.join(ROOT, 'tests', 'fate', 'gpu-denoise.mak')
+REFS = os.path.join(ROOT, 'tests', 'ref', 'fate')
+
+
+def source(size, fmt8, fmt, frames):
+    """GPU_DENOISE_SRC of the makefile (d=1.6 for 8 frames)."""
+    duration = '1.6' if frames == 8 else '0.6'
+    return (f'testsrc2=s=96x72:r=5:d={duration},scale,format={fmt8},'
+            f'noise=alls=25:allf=t,crop={size}:0:0,scale,format={fmt}')
+
+
+def tests():
+    """(name, filter, size, 8-bit format, format, options, frames) of each
+    test, and the reference each one is compared with."""
+    text = open(MAK).read()
+    refs = dict(re.findall(r'^fate-([\w-]+): REF = \$\(SRC_PATH\)/tests/ref/fate/([\w-]+)$',
+                           text, re.M))
+    for m in re.finditer(r'^\$\(eval \$\(call GPU_DENOISE_MD5_TEST,(.*)\)\)$', text, re.M):
+        fields = re.split(r'(?<!\\),', m.group(1))
+        name, filt, size, fmt8, fmt, opts, frames = fields
+        yield name, filt, size, fmt8, fmt, opts, int(frames), refs.get(name, name)
+
+
+def checksums(lines):
+    return [l.strip() for l in lines if l.strip() and not l.startswith('#')]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--ffmpeg', required=True)
+    ap.add_argument('--device', default='')
+    args = ap.parse_args()
+    dev = 'opencl=ocl' + (':' + args.device if args.device else '')
+    failed = 0
+    cases = list(tests())
+    for name, filt, size, fmt8, fmt, opts, frames, ref in cases:
+        graph = f'{source(size, fmt8, fmt, frames)},hwupload,{filt}={opts},hwdownload,format={fmt}'
+        cmd = [args.ffmpeg, '-nostdin', '-nostats', '-init_hw_device', dev,
+               '-filter_hw_device', 'ocl', '-lavfi', graph, '-frames:v', str(frames),
+               '-bitexact', '-f', 'framemd5', '-']
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        expected = checksums(open(os.path.join(REFS, ref)))
+        got = checksums(run.stdout.splitlines())
+        if run.returncode == 0 and got == expected:
+            print(f'ok   {name}')
+        else:
+            failed += 1
+            print(f'FAIL {name}: exit {run.returncode}, '
+                  f'{sum(a != b for a, b in zip(got, expected))} of {len(expected)} frames differ'
+                  + (f'\n{run.stderr[-2000:]}' if run.returncode else ''))
+    print(f'fate_md5: {len(cases)} cases, {failed} failed')
+    return 1 if failed or not cases else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
