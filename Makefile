@@ -7,6 +7,7 @@
 #   make demo      denoise a noisy natural photograph, print PSNR before/after
 #   make bench     quality and speed of the filters and their peers, with a
 #                  report and a plot in doc/ (QUICK=1: minutes on PoCL)
+#   make bench-pipeline  where a whole command's time goes, per stage
 #   make patches   our changes as a git format-patch series on top of the
 #                  FFmpeg release, in build/patches (PATCHES_DIR=...)
 #   make check-patches  the series applies with git am to the release and
@@ -36,7 +37,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-errors check-doc check-frames check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -215,6 +216,17 @@ PACK_DIR ?= $(BUILDDIR)/bench-pack
 PACK_PYTHON ?= 3.12
 bench-pack: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/cltrace.so
 	tests/bench/pack.sh $(FFMPEG) $(TESTBIN) $(PHOTO_CACHE) $(PACK_DIR) $(PACK_PYTHON)
+
+$(TESTBIN)/clbandwidth: tests/tools/clbandwidth.c
+	@mkdir -p $(TESTBIN)
+	$(CC) -O2 -Wall -Wextra -o $@ $< -lOpenCL
+
+# Where the time of a whole command goes, per frame (read or decode, upload
+# and download, kernels, whole command to -f null and to a file), beside the
+# bus's bandwidth (tests/bench/pipeline.sh, doc/benchmarks.md)
+bench-pipeline: ffmpeg $(TESTBIN)/clbandwidth
+	FFMPEG=$(FFMPEG) DEVICE=$(OPENCL_DEVICE) CLBANDWIDTH=$(TESTBIN)/clbandwidth \
+	    OUT=$(BUILDDIR)/bench-pipeline $(if $(QUICK),QUICK=1) tests/bench/pipeline.sh
 
 # Speed of nlmeans_gpu and nlmeans_opencl (see doc/benchmarks.md)
 bench-nlmeans-speed: ffmpeg
