@@ -280,6 +280,18 @@ fail:
     return err;
 }
 
+/* Free the frame enqueued last, unsent (an error or the filter's end). */
+static void drop_pending(DenoiseOpenCLContext *dn)
+{
+    DenoiseFrameQueue *fq = &dn->fq;
+
+    if (fq->pending_done)
+        clReleaseEvent(fq->pending_done);
+    fq->pending_done = NULL;
+    av_frame_free(&fq->pending);
+    av_frame_free(&fq->pending_in);
+}
+
 static void log_average_stage_times(AVFilterContext *avctx,
                                     const DenoiseOpenCLContext *dn)
 {
@@ -298,6 +310,7 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         log_average_stage_times(avctx, dn);
     if (dn->queue)
         clFinish(dn->queue);
+    drop_pending(dn);
     for (int i = 0; i < DENOISE_MAX_RING; i++)
         av_frame_free(&dn->fq.frames[i]);
     for (int i = 0; i < DENOISE_NB_KERNELS; i++)
@@ -396,13 +409,20 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                  width, height, 0, 0, 0);
 }
 
-/* Wait for the queue; log the frame's stage times when profiling. */
-static int finish_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+/*
+ * A marker after the commands of a frame, whose event says when they are
+ * done; the commands are submitted to the device. When profiling, the
+ * kernels are already done: log their times.
+ */
+static int mark_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                      cl_event *done)
 {
-    cl_int cle = clFinish(dn->queue);
+    cl_int cle = clEnqueueMarkerWithWaitList(dn->queue, 0, NULL, done);
 
+    if (cle == CL_SUCCESS)
+        cle = clFlush(dn->queue);
     if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to finish the OpenCL queue: %d.\n", cle);
+        av_log(avctx, AV_LOG_ERROR, "Failed to submit the frame's commands: %d.\n", cle);
         return AVERROR(EIO);
     }
     if (dn->profile) {
@@ -423,6 +443,31 @@ static int finish_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         dn->nb_frames_profiled++;
     }
     return 0;
+}
+
+/*
+ * Send the frame enqueued last, once its commands are done. Returns 1 when
+ * a frame was sent, 0 when none was pending.
+ */
+static int send_pending(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    DenoiseFrameQueue *fq = &dn->fq;
+    AVFrame *out = fq->pending;
+    cl_int cle;
+    int err;
+
+    if (!out)
+        return 0;
+    cle = clWaitForEvents(1, &fq->pending_done);
+    if (cle != CL_SUCCESS) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to finish a frame: %d.\n", cle);
+        drop_pending(dn);
+        return AVERROR(EIO);
+    }
+    fq->pending = NULL;
+    drop_pending(dn);
+    err = ff_filter_frame(avctx->outputs[0], out);
+    return err < 0 ? err : 1;
 }
 
 /*
@@ -726,7 +771,10 @@ fail:
     return err;
 }
 
-/* Send frame nb_out, denoised from the frames loaded so far. */
+/*
+ * Enqueue frame nb_out, denoised from the frames loaded so far, and send the
+ * one enqueued before it. Returns 1 when a frame was sent, 0 when none was.
+ */
 static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                         cl_mem *planes, const DenoiseQueueOps *ops)
 {
@@ -735,7 +783,8 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     int slot = fq->nb_out % fq->ring;
     AVFrame *in = fq->frames[slot];
     AVFrame *out;
-    int err, mask = 0;
+    cl_event done;
+    int err, sent, mask = 0;
 
     out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
     if (!out)
@@ -755,13 +804,17 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     }
     if (err < 0)
         goto fail;
-    err = finish_frame(avctx, dn);
+    err = mark_frame(avctx, dn, &done);
     if (err < 0)
         goto fail;
 
-    av_frame_free(&fq->frames[slot]);
+    fq->frames[slot] = NULL;
     fq->nb_out++;
-    return ff_filter_frame(outlink, out);
+    sent = send_pending(avctx, dn);
+    fq->pending      = out;
+    fq->pending_in   = in;
+    fq->pending_done = done;
+    return sent;
 
 fail:
     clFinish(dn->queue);
@@ -788,8 +841,11 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         ret = queue_frame(avctx, dn, in, ops);
         if (ret < 0)
             return ret;
-        if (fq->nb_in - fq->nb_out > fq->delay)
-            return output_frame(avctx, dn, planes, ops);
+        if (fq->nb_in - fq->nb_out > fq->delay) {
+            ret = output_frame(avctx, dn, planes, ops);
+            if (ret != 0)
+                return FFMIN(ret, 0);
+        }
     }
 
     if (ff_inlink_acknowledge_status(inlink, &status, &pts)) {
@@ -799,6 +855,9 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
             if (ret < 0)
                 return ret;
         }
+        ret = send_pending(avctx, dn);
+        if (ret < 0)
+            return ret;
         ff_outlink_set_status(outlink, status, pts);
         return 0;
     }

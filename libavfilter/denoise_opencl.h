@@ -141,7 +141,15 @@ typedef struct DenoiseFrameQueue {
     AVFrame *frames[DENOISE_MAX_RING];     ///< frames not yet output
     uint8_t disabled[DENOISE_MAX_RING];    ///< timeline state of each
     int64_t nb_in;                         ///< frames received
-    int64_t nb_out;                        ///< frames sent
+    int64_t nb_out;                        ///< frames enqueued for output
+    /**
+     * The last frame enqueued for output, sent once its commands are done,
+     * when the next one is enqueued: its kernels run on the device while
+     * the next frames are uploaded and the previous one downloaded.
+     */
+    AVFrame *pending;
+    AVFrame *pending_in;                   ///< its input, which they read
+    cl_event pending_done;                 ///< completion of its commands
 } DenoiseFrameQueue;
 
 #define DENOISE_MAX_CHANNELS 3
@@ -351,10 +359,12 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 /**
  * The activate() of the denoisers: frames are queued in the ring, loaded on
- * arrival, and frame t goes out once frame t + delay has arrived or the
- * stream has ended, with the properties of input frame t: denoised by
- * ops->denoise() and stored from the float planes of the components it
- * sets, or copied when the timeline disabled the filter at that frame.
+ * arrival, and frame t is enqueued for output once frame t + delay has
+ * arrived or the stream has ended, with the properties of input frame t:
+ * denoised by ops->denoise() and stored from the float planes of the
+ * components it sets, or copied when the timeline disabled the filter at
+ * that frame. It goes out when the next frame is enqueued, or at the end of
+ * the stream, once its commands are done.
  */
 int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                cl_mem *planes, const DenoiseQueueOps *ops);
