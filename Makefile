@@ -142,6 +142,9 @@ check-frames: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/frames.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/sidedata.py
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/instances.py
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/swframes.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) FRAMES=software tests/frames.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) FRAMES=software $(PYTHON) tests/sidedata.py
 
 # 10,000 frames of 320x240 through each filter, resident memory and OpenCL
 # memory objects asserted flat after warm-up (long on PoCL: see

@@ -29,6 +29,7 @@
 
 #include "denoise_opencl.h"
 #include "filters.h"
+#include "formats.h"
 #include "opencl_source.h"
 #include "video.h"
 
@@ -110,23 +111,116 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
     return 0;
 }
 
+int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
+                                    AVFilterFormatsConfig **cfg_in,
+                                    AVFilterFormatsConfig **cfg_out)
+{
+    AVHWFramesConstraints *constraints = NULL;
+    const enum AVPixelFormat *device_formats = NULL;
+    AVFilterFormats *formats;
+    int err = 0;
+
+    formats = ff_make_pixel_format_list((const enum AVPixelFormat[]) {
+                                            AV_PIX_FMT_OPENCL, AV_PIX_FMT_NONE });
+    if (!formats)
+        return AVERROR(ENOMEM);
+    /* without a device, software formats are accepted so that
+     * config_input() can say what is missing */
+    if (avctx->hw_device_ctx &&
+        ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type == AV_HWDEVICE_TYPE_OPENCL) {
+        constraints = av_hwdevice_get_hwframe_constraints(avctx->hw_device_ctx, NULL);
+        device_formats = constraints ? constraints->valid_sw_formats : NULL;
+    }
+    for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE && err >= 0; i++) {
+        enum AVPixelFormat fmt = ff_denoise_opencl_formats[i];
+        int carried = !device_formats;
+
+        for (int j = 0; device_formats && device_formats[j] != AV_PIX_FMT_NONE; j++)
+            carried |= device_formats[j] == fmt;
+        if (carried)
+            err = ff_add_format(&formats, fmt);
+    }
+    av_hwframe_constraints_free(&constraints);
+    if (err < 0) {
+        ff_formats_unref(&formats);
+        return err;
+    }
+    return ff_set_common_formats2(avctx, cfg_in, cfg_out, formats);
+}
+
+/* The filter's OpenCL device, for software frames. */
+static int set_device(AVFilterContext *avctx)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+
+    if (!avctx->hw_device_ctx ||
+        ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type != AV_HWDEVICE_TYPE_OPENCL) {
+        av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device: "
+               "give one with -init_hw_device opencl and -filter_hw_device, "
+               "or upload the frames with hwupload.\n");
+        return AVERROR(EINVAL);
+    }
+    av_buffer_unref(&ocf->device_ref);
+    ocf->device_ref = av_buffer_ref(avctx->hw_device_ctx);
+    if (!ocf->device_ref)
+        return AVERROR(ENOMEM);
+    ocf->device = (AVHWDeviceContext *)ocf->device_ref->data;
+    ocf->hwctx  = ocf->device->hwctx;
+    return 0;
+}
+
 int ff_denoise_opencl_config_input(AVFilterLink *inlink,
                                    DenoiseOpenCLContext *dn)
 {
     AVFilterContext *avctx = inlink->dst;
     FilterLink *l = ff_filter_link(inlink);
+    enum AVPixelFormat sw_format = inlink->format;
+    int err;
+
+    if (inlink->format == AV_PIX_FMT_OPENCL) {
+        err = ff_opencl_filter_config_input(inlink);
+        if (err < 0)
+            return err;
+        sw_format = ((AVHWFramesContext *)l->hw_frames_ctx->data)->sw_format;
+    } else {
+        err = set_device(avctx);
+        if (err < 0)
+            return err;
+    }
+    dn->width  = inlink->w;
+    dn->height = inlink->h;
+    return ff_denoise_opencl_get_layout(avctx, sw_format, inlink->w, inlink->h,
+                                        &dn->layout);
+}
+
+/* The OpenCL frames that software frames are uploaded into and downloaded
+ * from. */
+static int config_software_output(AVFilterLink *outlink,
+                                  DenoiseOpenCLContext *dn)
+{
+    AVFilterContext *avctx = outlink->src;
+    OpenCLFilterContext *ocf = avctx->priv;
     AVHWFramesContext *frames;
     int err;
 
-    err = ff_opencl_filter_config_input(inlink);
-    if (err < 0)
+    dn->sw_frames_ref = av_hwframe_ctx_alloc(ocf->device_ref);
+    if (!dn->sw_frames_ref)
+        return AVERROR(ENOMEM);
+    frames = (AVHWFramesContext *)dn->sw_frames_ref->data;
+    frames->format    = AV_PIX_FMT_OPENCL;
+    frames->sw_format = dn->layout.sw_format;
+    frames->width     = dn->width;
+    frames->height    = dn->height;
+    err = av_hwframe_ctx_init(dn->sw_frames_ref);
+    if (err < 0) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL frames of "
+               "%dx%d %s: %s.\n", dn->width, dn->height,
+               av_get_pix_fmt_name(dn->layout.sw_format), av_err2str(err));
         return err;
-
-    frames = (AVHWFramesContext *)l->hw_frames_ctx->data;
-    dn->width  = inlink->w;
-    dn->height = inlink->h;
-    return ff_denoise_opencl_get_layout(avctx, frames->sw_format,
-                                        inlink->w, inlink->h, &dn->layout);
+    }
+    outlink->w = dn->width;
+    outlink->h = dn->height;
+    return 0;
 }
 
 int ff_denoise_opencl_config_output(AVFilterLink *outlink,
@@ -141,7 +235,10 @@ int ff_denoise_opencl_config_output(AVFilterLink *outlink,
         av_log(avctx, AV_LOG_ERROR, "The filter cannot be configured twice.\n");
         return AVERROR(EINVAL);
     }
-    err = ff_opencl_filter_config_output(outlink);
+    if (outlink->format == AV_PIX_FMT_OPENCL)
+        err = ff_opencl_filter_config_output(outlink);
+    else
+        err = config_software_output(outlink, dn);
     if (err < 0)
         return err;
     err = ops->init(avctx, &size);
@@ -280,6 +377,54 @@ fail:
     return err;
 }
 
+/* A software frame into an OpenCL frame of the filter's frames context. */
+static int upload_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                        AVFrame **frame)
+{
+    AVFrame *hw = av_frame_alloc();
+    int err;
+
+    if (!hw)
+        return AVERROR(ENOMEM);
+    err = av_hwframe_get_buffer(dn->sw_frames_ref, hw, 0);
+    if (err >= 0)
+        err = av_hwframe_transfer_data(hw, *frame, 0);
+    if (err >= 0)
+        err = av_frame_copy_props(hw, *frame);
+    if (err < 0) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to upload a frame: %s.\n",
+               av_err2str(err));
+        av_frame_free(&hw);
+        return err;
+    }
+    av_frame_free(frame);
+    *frame = hw;
+    return 0;
+}
+
+/* An OpenCL frame of the filter's frames context into a software frame. */
+static int download_frame(AVFilterContext *avctx, AVFrame **frame)
+{
+    AVFilterLink *outlink = avctx->outputs[0];
+    AVFrame *sw = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+    int err;
+
+    if (!sw)
+        return AVERROR(ENOMEM);
+    err = av_hwframe_transfer_data(sw, *frame, 0);
+    if (err >= 0)
+        err = av_frame_copy_props(sw, *frame);
+    if (err < 0) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to download a frame: %s.\n",
+               av_err2str(err));
+        av_frame_free(&sw);
+        return err;
+    }
+    av_frame_free(frame);
+    *frame = sw;
+    return 0;
+}
+
 /* Free the frame enqueued last, unsent (an error or the filter's end). */
 static void drop_pending(DenoiseOpenCLContext *dn)
 {
@@ -316,6 +461,7 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     for (int i = 0; i < DENOISE_NB_KERNELS; i++)
         CL_RELEASE_KERNEL(dn->kernels[i]);
     CL_RELEASE_QUEUE(dn->queue);
+    av_buffer_unref(&dn->sw_frames_ref);
 }
 
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
@@ -466,6 +612,13 @@ static int send_pending(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     }
     fq->pending = NULL;
     drop_pending(dn);
+    if (dn->sw_frames_ref) {
+        err = download_frame(avctx, &out);
+        if (err < 0) {
+            av_frame_free(&out);
+            return err;
+        }
+    }
     err = ff_filter_frame(avctx->outputs[0], out);
     return err < 0 ? err : 1;
 }
@@ -731,29 +884,34 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
     };
 }
 
-/* A new input frame: checked against the link's, then loaded into its slot. */
+/*
+ * A new input frame: checked against the link's, uploaded if it is a
+ * software frame, then loaded into its slot.
+ */
 static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                        AVFrame *in, const DenoiseQueueOps *ops)
 {
     DenoiseFrameQueue *fq = &dn->fq;
-    AVHWFramesContext *frames;
+    enum AVPixelFormat sw_format = in->format;
     int slot, err;
 
-    if (!in->hw_frames_ctx) {
-        av_log(avctx, AV_LOG_ERROR, "Input frames must be OpenCL frames.\n");
-        err = AVERROR(EINVAL);
-        goto fail;
-    }
-    frames = (AVHWFramesContext *)in->hw_frames_ctx->data;
+    if (in->hw_frames_ctx)
+        sw_format = ((AVHWFramesContext *)in->hw_frames_ctx->data)->sw_format;
     if (in->width != dn->width || in->height != dn->height ||
-        frames->sw_format != dn->layout.sw_format) {
+        sw_format != dn->layout.sw_format ||
+        !in->hw_frames_ctx != !!dn->sw_frames_ref) {
         av_log(avctx, AV_LOG_ERROR, "The frames changed from %dx%d %s to "
                "%dx%d %s: changes of size or format within a stream are not "
                "supported.\n", dn->width, dn->height,
                av_get_pix_fmt_name(dn->layout.sw_format), in->width, in->height,
-               av_get_pix_fmt_name(frames->sw_format));
+               av_get_pix_fmt_name(sw_format));
         err = AVERROR(EINVAL);
         goto fail;
+    }
+    if (dn->sw_frames_ref) {
+        err = upload_frame(avctx, dn, &in);
+        if (err < 0)
+            goto fail;
     }
 
     slot = fq->nb_in % fq->ring;
@@ -786,7 +944,13 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cl_event done;
     int err, sent, mask = 0;
 
-    out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+    if (dn->sw_frames_ref) {
+        out = av_frame_alloc();
+        if (out && av_hwframe_get_buffer(dn->sw_frames_ref, out, 0) < 0)
+            av_frame_free(&out);
+    } else {
+        out = ff_get_video_buffer(outlink, outlink->w, outlink->h);
+    }
     if (!out)
         return AVERROR(ENOMEM);
     err = av_frame_copy_props(out, in);

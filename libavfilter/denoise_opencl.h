@@ -194,6 +194,11 @@ typedef struct DenoiseOpenCLContext {
 
     DenoiseLayout layout;                     ///< of the input frames
     int width, height;                        ///< of the input frames
+    /**
+     * Software frames in and out: they are uploaded into and downloaded
+     * from OpenCL frames of this context (NULL: OpenCL frames in and out).
+     */
+    AVBufferRef *sw_frames_ref;
     cl_command_queue queue;
     cl_kernel kernels[DENOISE_NB_KERNELS];
     int initialised;                          ///< the filter's set-up succeeded
@@ -238,18 +243,28 @@ typedef struct DenoiseOpenCLContext {
 extern const enum AVPixelFormat ff_denoise_opencl_formats[];
 
 /**
+ * The query_formats of the denoisers: OpenCL frames, or, where the filter
+ * has an OpenCL device, the software formats of ff_denoise_opencl_formats
+ * that the device can carry; the output has the input's format.
+ */
+int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
+                                    AVFilterFormatsConfig **cfg_in,
+                                    AVFilterFormatsConfig **cfg_out);
+
+/**
  * The input link's config_props for the denoisers: checks that the input
- * carries OpenCL frames of a supported software format, with a clear error
- * listing the supported formats otherwise, and describes them in
- * dn->layout.
+ * carries OpenCL frames of a supported software format, or software frames
+ * of a supported format and that the filter has an OpenCL device, with a
+ * clear error otherwise, and describes them in dn->layout.
  */
 int ff_denoise_opencl_config_input(AVFilterLink *inlink,
                                    DenoiseOpenCLContext *dn);
 
 /**
  * The output link's config_props for the denoisers: creates the output
- * frames context, then sets the filter up with ops->init() and sizes the
- * frame queue with what it returns.
+ * frames context (for software frames, the context they are uploaded
+ * into), then sets the filter up with ops->init() and sizes the frame
+ * queue with what it returns.
  */
 int ff_denoise_opencl_config_output(AVFilterLink *outlink,
                                     DenoiseOpenCLContext *dn,

@@ -934,7 +934,7 @@ const FFFilter ff_vf_bm3d_gpu = {
     .activate        = &bm3d_gpu_activate,
     FILTER_INPUTS(bm3d_gpu_inputs),
     FILTER_OUTPUTS(bm3d_gpu_outputs),
-    FILTER_SINGLE_PIXFMT(AV_PIX_FMT_OPENCL),
+    FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
     .process_command = &ff_filter_process_command,
 };
@@ -978,7 +978,7 @@ const FFFilter ff_vf_vbm3d_gpu = {
     .activate        = &bm3d_gpu_activate,
     FILTER_INPUTS(bm3d_gpu_inputs),
     FILTER_OUTPUTS(bm3d_gpu_outputs),
-    FILTER_SINGLE_PIXFMT(AV_PIX_FMT_OPENCL),
+    FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
     .process_command = &ff_filter_process_command,
 };

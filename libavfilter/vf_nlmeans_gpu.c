@@ -587,7 +587,7 @@ const FFFilter ff_vf_nlmeans_gpu = {
     .activate        = &nlmeans_gpu_activate,
     FILTER_INPUTS(nlmeans_gpu_inputs),
     FILTER_OUTPUTS(nlmeans_gpu_outputs),
-    FILTER_SINGLE_PIXFMT(AV_PIX_FMT_OPENCL),
+    FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
     .process_command = &ff_filter_process_command,
 };

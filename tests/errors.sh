@@ -105,8 +105,8 @@ expect_error "not-a-number" "Unable to parse|Invalid|Error"   nlm "sigma=abc"
 expect_error "rgba"        "Unsupported input format rgba.*Supported formats: gray" nlm "sigma=10" rgba
 expect_error "bgra"        "Unsupported input format bgra"    nlm "sigma=10" bgra
 
-# software frames without hwupload, no device, no OpenCL platform
-expect_error "no-hwupload" "Impossible to convert|hardware frames"        ff $DEV -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
+# software frames without a device, no device, no OpenCL platform
+expect_error "sw-no-device" "Software frames need an OpenCL device" ff -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
 expect_error "no-device"   "hardware device|device"           ff -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
 mkdir -p "$TMP/no-icd"
 expect_error "no-platform" "OpenCL|platform|device"           env OCL_ICD_VENDORS="$TMP/no-icd" OCL_ICD_FILENAMES= \

@@ -20,12 +20,15 @@
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D),
-# MAXN (largest N, default 20).
+# MAXN (largest N, default 20), FRAMES (opencl: through hwupload and
+# hwdownload, the default; software: software frames into the denoisers,
+# which upload and download them themselves).
 
 set -u
 FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
 DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
 MAXN=${MAXN:-20}
+FRAMES=${FRAMES:-opencl}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 FAILED=0
@@ -55,7 +58,9 @@ graph() {
     for ((k = 0; k < n; k++)); do
         tags+="metadata=add:key=frame:value=f$k:enable='eq(n,$k)',"
     done
-    echo "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,noise=alls=12:allf=t,$PROPS,${tags}hwupload,${denoiser:+$denoiser,}hwdownload,format=yuv420p,showinfo,metadata=print"
+    local denoise="hwupload,${denoiser:+$denoiser,}hwdownload,format=yuv420p"
+    [ "$FRAMES" = software ] && denoise="${denoiser:+$denoiser,}format=yuv420p"
+    echo "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,noise=alls=12:allf=t,$PROPS,${tags}$denoise,showinfo,metadata=print"
 }
 
 # describe N DENOISER OUT: run the graph; OUT gets what showinfo, then what

@@ -88,11 +88,18 @@ def has_filter(ffmpeg, name):
     return re.search(r"^Filter %s$" % name, p.stdout, re.M) is not None
 
 
+# FRAMES=software: software frames into the denoisers, which upload and
+# download them themselves (default: through hwupload and hwdownload)
+SOFTWARE = os.environ.get("FRAMES", "opencl") == "software"
+
+
 def graph(n, denoiser, setsar):
+    denoise = (denoiser + "," if denoiser else "") + "format=yuv420p"
+    if not SOFTWARE:
+        denoise = "hwupload," + denoise.replace("format=yuv420p", "hwdownload,format=yuv420p")
     return ("trim=end_frame=%d,settb=1/1000,setpts=1000+N*40+mod(N*N*7\\,13),"
-            "format=yuv420p,%shwupload,%shwdownload,format=yuv420p,showinfo,"
-            "metadata=print" % (n, "setsar=64/45," if setsar else "",
-                                denoiser + "," if denoiser else ""))
+            "format=yuv420p,%s%s,showinfo,metadata=print"
+            % (n, "setsar=64/45," if setsar else "", denoise))
 
 
 DROP = re.compile(r" (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)")

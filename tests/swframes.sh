@@ -1,0 +1,85 @@
+#!/bin/bash
+#
+# Software frames into the denoisers: with an OpenCL device given to the
+# filter (-filter_hw_device), each filter takes the software formats it
+# supports, uploads and downloads the frames itself and outputs software
+# frames of the input's format. Their bytes must equal those of the same
+# filter between hwupload and hwdownload, for every filter and every format
+# family the device can carry (frame MD5s), with the timeline and a runtime
+# command too; OpenCL frames in still give OpenCL frames out.
+#
+# Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
+
+set -u
+FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+RUN=0
+FAILED=0
+
+# md5 OUT FORMAT FRAMES GRAPH: frame MD5s of the graph on noisy testsrc2
+md5() {
+    local out=$1 fmt=$2 n=$3 graph=$4
+    rm -f "$out"
+    timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel error -y $DEV \
+        -f lavfi -i "testsrc2=s=48x40:r=5,trim=end_frame=$n,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
+        -vf "$graph" -f framemd5 "$out" 2> "$TMP/err"
+}
+
+# same NAME FORMAT FRAMES FILTER: software path against the hwupload path
+same() {
+    local name=$1 fmt=$2 n=$3 filter=$4
+    RUN=$((RUN + 1))
+    if ! md5 "$TMP/hw" "$fmt" "$n" "hwupload,$filter,hwdownload,format=$fmt"; then
+        echo "FAIL $name: the hwupload path failed: $(tail -n 1 "$TMP/err")"
+        FAILED=$((FAILED + 1))
+    elif ! md5 "$TMP/sw" "$fmt" "$n" "$filter"; then
+        echo "FAIL $name: software frames failed: $(tail -n 1 "$TMP/err")"
+        FAILED=$((FAILED + 1))
+    elif ! cmp -s <(grep -v '^#' "$TMP/hw") <(grep -v '^#' "$TMP/sw"); then
+        echo "FAIL $name: software frames give other bytes than hwupload"
+        FAILED=$((FAILED + 1))
+    elif [ "$(grep -vc '^#' "$TMP/sw")" != "$n" ]; then
+        echo "FAIL $name: $(grep -vc '^#' "$TMP/sw") frames out of $n"
+        FAILED=$((FAILED + 1))
+    else
+        echo "ok   $name: $n frames, same bytes"
+    fi
+}
+
+# The format families; the semi-planar ones only where the device carries
+# two-channel images (not PoCL: there hwupload cannot give nv12 frames).
+FORMATS="gray gray16le yuv420p yuv422p yuv444p yuv440p yuv410p yuvj420p
+yuv420p16le yuv444p16le gbrp gbrp16le yuv444p10msble"
+if md5 "$TMP/probe" nv12 1 "hwupload,hwdownload,format=nv12"; then
+    FORMATS+=" nv12 p010le"
+else
+    echo "skip nv12, p010le: the device cannot carry them as OpenCL images"
+fi
+
+for fmt in $FORMATS; do
+    same "nlmeans_gpu $fmt" $fmt 3 "nlmeans_gpu=sigma=20"
+    same "bm3d_gpu $fmt"    $fmt 3 "bm3d_gpu=sigma=20"
+done
+for fmt in gray yuv420p gbrp yuv444p16le; do
+    same "vbm3d_gpu $fmt"             $fmt 8 "vbm3d_gpu=sigma=20:past=2:future=2"
+    same "vbm3d_gpu causal $fmt"      $fmt 8 "vbm3d_gpu=sigma=20:causal=1"
+    same "nlmeans_gpu temporal $fmt"  $fmt 8 "nlmeans_gpu=sigma=20:past=1:future=2"
+done
+same "bm3d_gpu timeline"      yuv420p 5 "bm3d_gpu=sigma=20:enable=between(n\,1\,2)"
+same "vbm3d_gpu timeline"     yuv420p 8 "vbm3d_gpu=sigma=20:past=1:future=1:enable=between(n\,2\,4)"
+same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nlmeans_gpu=sigma=10"
+
+# OpenCL frames in: OpenCL frames out (hwdownload needs them)
+RUN=$((RUN + 1))
+if md5 "$TMP/hw" yuv420p 2 "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" &&
+   ! md5 "$TMP/x" yuv420p 2 "hwupload,nlmeans_gpu,format=yuv420p"; then
+    echo "ok   OpenCL frames in, OpenCL frames out"
+else
+    echo "FAIL OpenCL frames in did not give OpenCL frames out"
+    FAILED=$((FAILED + 1))
+fi
+
+echo "swframes.sh: $RUN cases, $FAILED failed"
+[ $FAILED -eq 0 ]
