@@ -17,10 +17,12 @@
 # - transfers: hwupload,hwdownload, minus read;
 # - kernels: the filter's own kernel time (profile=1, median after warm-up);
 # - whole: the command through hwupload, the filter and hwdownload to
-#   -f null; "to file": the same, encoded with mpeg4 into a file;
+#   -f null; "to file": the same, encoded with mpeg4 into a file; "software
+#   frames": the filter alone, uploading and downloading itself;
 # - the issue's bound: 1.2 x max(kernels, transfers).
-# Details go to $OUT; a short table is printed last. QUICK=1: small frames,
-# to check the script on a CPU device.
+# Whole-command times are the median of REPEAT (3) measures. Details go to
+# $OUT; a short table is printed last. QUICK=1: small frames, to check the
+# script on a CPU device.
 
 NAME=pipeline N_FULL=200 N_QUICK=8
 . "$(dirname "$0")/common.sh"
@@ -37,19 +39,28 @@ mkdir -p "$WORK"
 trap 'rm -rf "$WORK"' EXIT
 
 # per_frame N INPUT_ARGS... -- OUTPUT_ARGS...: ms per frame of a command by
-# the difference method between N0 and N frames
+# the difference method between N0 and N frames, the median of REPEAT
+# measures
+REPEAT=${REPEAT:-3}
 per_frame_cmd() {
-    local n=$1 t0 t1 in=() out=()
+    local n=$1 t0 t1 in=() out=() r
     shift
     while [ "$1" != -- ]; do in+=("$1"); shift; done
     shift
     out=("$@")
-    t0=$(wall $FF $HW "${in[@]}" -frames:v $N0 "${out[@]}")
-    t1=$(wall $FF $HW "${in[@]}" -frames:v "$n" "${out[@]}")
-    calc "($t1 - $t0) / ($n - $N0) * 1000"
+    for ((r = 0; r < REPEAT; r++)); do
+        t0=$(wall $FF $HW "${in[@]}" -frames:v $N0 "${out[@]}")
+        t1=$(wall $FF $HW "${in[@]}" -frames:v "$n" "${out[@]}")
+        calc "($t1 - $t0) / ($n - $N0) * 1000"
+    done | median
 }
 
 fmt2() { printf '%.2f' "$1"; }
+
+# whether this ffmpeg's denoisers take software frames (older ones do not)
+supports_software() {
+    $FF $HW -f lavfi -i "testsrc2=s=64x48:d=0.1" -vf nlmeans_gpu -f null - > /dev/null 2>&1
+}
 
 echo "| input | stage or filter | ms per frame | fps |" > "$TABLE"
 echo "|---|---|---|---|" >> "$TABLE"
@@ -87,6 +98,10 @@ for size in $SIZES; do
             bound=$(calc "1.2 * ($kern > $xfer ? $kern : $xfer)")
             echo "| $label | $f: kernels | $(fmt2 "$kern") | |" >> "$TABLE"
             echo "| $label | $f: whole command to -f null (bound 1.2 x max(kernels, transfers): $(fmt2 "$bound")) | $(fmt2 "$whole") | $(fmt2 "$(calc "1000 / $whole")") |" >> "$TABLE"
+            if supports_software; then
+                whole=$(per_frame_cmd "$n" "${in[@]}" -- -vf "$f" -f null -)
+                echo "| $label | $f: software frames in and out, to -f null | $(fmt2 "$whole") | $(fmt2 "$(calc "1000 / $whole")") |" >> "$TABLE"
+            fi
             if [ "$kind" = mpeg4 ] && [ "$f" = "${FILTERS%% *}" ]; then
                 enc=$(per_frame_cmd "$n" "${in[@]}" -- -vf "hwupload,$f,hwdownload,format=yuv420p" \
                       -c:v mpeg4 -q:v 3 -y "$WORK/out.avi")
