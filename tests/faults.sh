@@ -30,12 +30,16 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 CLFAULT_SO=$(cd "$(dirname "$CLFAULT_SO")" && pwd)/$(basename "$CLFAULT_SO")
 
 # run FAULT FILTER [FRAMES]: the filter on frames of SOURCE in FORMAT (64x48
-# yuv420p unless set) with the fault, stopped after TIMEOUT seconds
+# yuv420p unless set) with the fault, stopped after TIMEOUT seconds; between
+# hwupload and hwdownload, or with FRAMES=software on software frames, which
+# the filter uploads and downloads itself
 run() {
+    local vf="hwupload,$2,hwdownload,format=${FORMAT:-yuv420p}"
+    [ "${FRAMES:-}" = software ] && vf="$2"
     CLFAULT=$1 LD_PRELOAD=$CLFAULT_SO timeout "${TIMEOUT:-120}" "$FFMPEG" \
         -nostdin -hide_banner -loglevel error $DEV \
         -f lavfi -i "${SOURCE:-testsrc2=s=64x48:r=5},format=${FORMAT:-yuv420p}" \
-        -frames:v "${3:-4}" -vf "hwupload,$2,hwdownload,format=${FORMAT:-yuv420p}" \
+        -frames:v "${3:-4}" -vf "$vf" \
         -f rawvideo "$TMP/out.yuv" -y > /dev/null 2> "$TMP/err"
 }
 
@@ -71,7 +75,7 @@ expect_error() {
     elif ! grep -Eq "$3" "$TMP/err"; then
         fail "$1 $2: no message matching '$3'"; tail -n 5 "$TMP/err" | sed 's/^/    /'
     else
-        echo "ok   $1 $2: exit $rc, $(grep -Em1 "$3" "$TMP/err" | sed 's/^\[[^]]*\] //')"
+        echo "ok   ${FRAMES:+$FRAMES frames: }$1 $2: exit $rc, $(grep -Em1 "$3" "$TMP/err" | sed 's/^\[[^]]*\] //')"
     fi
 }
 
@@ -88,6 +92,17 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
     # these pools make for 64x48 yuv420p)
     for n in 1 3 6; do
         expect_error image=$n "$filter" "$REFUSED" 12
+    done
+done
+
+# software frames in: refusals at the start and in the overlapped steady
+# state, where the filter uploads and downloads the frames itself
+for filter in nlmeans_gpu=sigma=10 vbm3d_gpu=sigma=10; do
+    for n in 1 4 10; do
+        FRAMES=software expect_error buffer=$n "$filter" "$REFUSED"
+    done
+    for n in 1 3 6 9; do
+        FRAMES=software expect_error image=$n "$filter" "$REFUSED" 12
     done
 done
 

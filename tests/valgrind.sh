@@ -4,7 +4,9 @@
 # (spatial and temporal), bm3d_gpu (both presets, YUV and RGB),
 # vbm3d_gpu (default, and causal on 16-bit gray), plus two failure
 # paths (an option refused at init, a device refusing an image in
-# mid-stream with frames queued in vbm3d_gpu). Each case must have
+# mid-stream with frames queued in vbm3d_gpu), and software frames in and
+# out (vbm3d_gpu, and nlmeans_gpu with an image refused mid-stream). Each
+# case must have
 #   - no memcheck error (invalid read or write, use of an uninitialised
 #     value, bad free) and no definitely lost block;
 #   - for a good run, every frame out and the same bytes as the same run
@@ -35,11 +37,14 @@ command -v valgrind > /dev/null || { echo "valgrind: not installed"; exit 1; }
 [ -f "$CLFAULT_SO" ] || { echo "valgrind: no $CLFAULT_SO"; exit 1; }
 CLFAULT_SO=$(cd "$(dirname "$CLFAULT_SO")" && pwd)/$(basename "$CLFAULT_SO")
 
-# ffmpeg_args FORMAT FILTER: the command line after the program
+# ffmpeg_args FORMAT FILTER: the command line after the program; with
+# SOFTWARE=1 the filter takes software frames and uploads them itself
 ffmpeg_args() {
+    local vf="hwupload,$2,hwdownload,format=$1"
+    [ "${SOFTWARE:-0}" = 1 ] && vf=$2
     echo -nostdin -hide_banner -loglevel error $DEV \
         -f lavfi -i "testsrc2=s=64x48:r=5,format=$1" -frames:v $FRAMES \
-        -vf "hwupload,$2,hwdownload,format=$1" -f framemd5 -
+        -vf "$vf" -f framemd5 -
 }
 
 # memcheck OUT LOG ARGS...: ffmpeg under valgrind, stdout to OUT
@@ -129,6 +134,10 @@ expect_ok yuv420p vbm3d_gpu=sigma=10
 expect_ok gray16le vbm3d_gpu=sigma=10:causal=1
 expect_error "" yuv420p nlmeans_gpu=sigma=-1 "out of range|Error"
 expect_error image=6 yuv420p vbm3d_gpu=sigma=10 "refused|Failed to create|allocate"
+# software frames in and out, and a refused image in the overlapped steady
+# state of that path
+SOFTWARE=1 expect_ok yuv420p vbm3d_gpu=sigma=10
+SOFTWARE=1 expect_error image=9 yuv420p nlmeans_gpu=sigma=10 "refused|Failed to create|allocate"
 
 echo "valgrind: $RUN cases, $FAILED failed"
 [ $FAILED -eq 0 ]
