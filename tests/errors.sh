@@ -142,19 +142,27 @@ expect_error "vbm3d group=6"     "group \(6\) must be a power of two"  vbm "grou
 expect_error "vbm3d 7x5"         "needs planes of at least 8x8"         vbm "sigma=10" gray 7x5
 expect_error "vbm3d rgba"        "Unsupported input format rgba"        vbm "sigma=10" rgba
 
-# determinism NAME DURATION FILTER: two runs, identical bytes
+# determinism NAME DURATION FILTER: two runs, both successful, with every
+# frame (5 a second of 96x64 yuv420p) and identical bytes
 determinism() {
-    local name=$1 duration=$2 filter=$3 i
+    local name=$1 duration=$2 filter=$3 i rc=0 size
     RUN=$((RUN + 1))
     rm -f "$TMP/det1.yuv" "$TMP/det2.yuv"
     for i in 1 2; do
         ff $DEV -f lavfi -i "testsrc2=s=96x64:r=5:d=$duration,format=yuv420p,noise=alls=30:allf=t" \
-           -vf "hwupload,$filter,hwdownload,format=yuv420p" -f rawvideo -y "$TMP/det$i.yuv"
+           -vf "hwupload,$filter,hwdownload,format=yuv420p" -f rawvideo -y "$TMP/det$i.yuv" || rc=$?
     done
-    if [ -s "$TMP/det1.yuv" ] && cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
+    size=$(awk "BEGIN { print int($duration * 5 + 0.5) * 96 * 64 * 3 / 2 }")
+    if [ $rc -ne 0 ]; then
+        echo "FAIL $name determinism: a run failed (exit $rc)"
+        FAILED=$((FAILED + 1))
+    elif [ "$(stat -c %s "$TMP/det1.yuv")" != "$size" ]; then
+        echo "FAIL $name determinism: $(stat -c %s "$TMP/det1.yuv") bytes out, $size expected"
+        FAILED=$((FAILED + 1))
+    elif cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
         echo "ok   $name determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
     else
-        echo "FAIL $name determinism: outputs differ or are empty"
+        echo "FAIL $name determinism: outputs differ"
         FAILED=$((FAILED + 1))
     fi
 }
