@@ -43,7 +43,7 @@ def main():
     noisy = add_noise(args.tools, clean, args.sigma, 1, args.work)
     out = os.path.join(args.work, "denoised.png")
     cmd = ff.hw_args() + ["-i", noisy, "-vf",
-                          "format=gbrp,hwupload,nlmeans_gpu=sigma=%g,hwdownload,format=gbrp" % args.sigma,
+                          "format=gbrp,nlmeans_gpu=sigma=%g" % args.sigma,
                           "-update", "1", "-y", out]
     print("ffmpeg " + " ".join(cmd))
     t = time.time()
