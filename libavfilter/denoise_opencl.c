@@ -555,39 +555,49 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                  width, height, 0, 0, 0);
 }
 
+/* Log the kernel time of each stage of the frame enqueued last. */
+static void log_frame_stage_times(AVFilterContext *avctx,
+                                  DenoiseOpenCLContext *dn)
+{
+    AVBPrint bp;
+    double total = 0;
+
+    av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    for (int s = 0; s < DENOISE_MAX_STAGES; s++) {
+        if (!dn->stage_names[s])
+            continue;
+        av_bprintf(&bp, " %s %.3f ms", dn->stage_names[s], dn->stage_ms[s]);
+        total += dn->stage_ms[s];
+        dn->stage_total_ms[s] += dn->stage_ms[s];
+        dn->stage_ms[s] = 0;
+    }
+    av_log(avctx, AV_LOG_INFO, "kernel time:%s, total %.3f ms\n", bp.str, total);
+    av_bprint_finalize(&bp, NULL);
+    dn->nb_frames_profiled++;
+}
+
 /*
  * A marker after the commands of a frame, whose event says when they are
  * done; the commands are submitted to the device. When profiling, the
- * kernels are already done: log their times.
+ * kernels are already done (each launch waited for its own): log their
+ * times.
  */
 static int mark_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                       cl_event *done)
 {
     cl_int cle = clEnqueueMarkerWithWaitList(dn->queue, 0, NULL, done);
 
-    if (cle == CL_SUCCESS)
+    if (cle == CL_SUCCESS) {
         cle = clFlush(dn->queue);
+        if (cle != CL_SUCCESS)
+            clReleaseEvent(*done);
+    }
     if (cle != CL_SUCCESS) {
         av_log(avctx, AV_LOG_ERROR, "Failed to submit the frame's commands: %d.\n", cle);
         return AVERROR(EIO);
     }
-    if (dn->profile) {
-        AVBPrint bp;
-        double total = 0;
-
-        av_bprint_init(&bp, 0, AV_BPRINT_SIZE_AUTOMATIC);
-        for (int s = 0; s < DENOISE_MAX_STAGES; s++) {
-            if (!dn->stage_names[s])
-                continue;
-            av_bprintf(&bp, " %s %.3f ms", dn->stage_names[s], dn->stage_ms[s]);
-            total += dn->stage_ms[s];
-            dn->stage_total_ms[s] += dn->stage_ms[s];
-            dn->stage_ms[s] = 0;
-        }
-        av_log(avctx, AV_LOG_INFO, "kernel time:%s, total %.3f ms\n", bp.str, total);
-        av_bprint_finalize(&bp, NULL);
-        dn->nb_frames_profiled++;
-    }
+    if (dn->profile)
+        log_frame_stage_times(avctx, dn);
     return 0;
 }
 
