@@ -94,7 +94,7 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
 
     for (int c = 0; c < desc->nb_components; c++) {
         const AVComponentDescriptor *cd = &desc->comp[c];
-        int chroma = (c == 1 || c == 2) && !layout->is_rgb;
+        int chroma = ff_denoise_opencl_is_chroma(layout, c);
         DenoiseComponent *comp = &layout->comp[c];
         int bytes = cd->depth + cd->shift > 8 ? 2 : 1;
 
@@ -280,7 +280,7 @@ float ff_denoise_opencl_opponent_sigma(float sigma, int c)
 float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
                               int opponent)
 {
-    int chroma = !dn->layout.is_rgb && (c == 1 || c == 2);
+    int chroma = ff_denoise_opencl_is_chroma(&dn->layout, c);
 
     if (opponent)
         return ff_denoise_opencl_opponent_sigma(dn->sigma, c);

@@ -274,6 +274,12 @@ int ff_denoise_opencl_config_output(AVFilterLink *outlink,
 int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
                                  int width, int height, DenoiseLayout *layout);
 
+/** Whether component c of frames of this layout is a chroma component. */
+static inline int ff_denoise_opencl_is_chroma(const DenoiseLayout *layout, int c)
+{
+    return !layout->is_rgb && (c == 1 || c == 2);
+}
+
 /** Whether component c exists and the planes option selects it. */
 int ff_denoise_opencl_selected(const DenoiseOpenCLContext *dn, int c);
 

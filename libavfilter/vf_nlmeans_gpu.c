@@ -108,11 +108,6 @@ typedef struct NLMeansGPUContext {
     cl_mem stack;               ///< joint colour: the rings of the three channels
 } NLMeansGPUContext;
 
-static int is_chroma(const NLMeansGPUContext *s, int c)
-{
-    return !s->dn.layout.is_rgb && (c == 1 || c == 2);
-}
-
 static float component_sigma(const NLMeansGPUContext *s, int c)
 {
     return ff_denoise_opencl_sigma(&s->dn, c, s->mode == COLOR_OPPONENT);
@@ -184,7 +179,7 @@ static void set_plane_params(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
-    int chroma   = is_chroma(s, c);
+    int chroma   = ff_denoise_opencl_is_chroma(&s->dn.layout, c);
     int patch    = chroma && s->patch_size_uv    ? s->patch_size_uv    : s->patch_size;
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
     int reduced  = FFMIN3(patch, comp->width, comp->height);
