@@ -27,6 +27,8 @@ BUILDDIR ?= $(CURDIR)/build
 FFMPEG_TREE ?= $(BUILDDIR)/ffmpeg-src
 FFMPEG_OBJDIR ?= $(BUILDDIR)/ffmpeg
 FFMPEG = $(FFMPEG_OBJDIR)/ffmpeg
+FFPROBE = $(FFMPEG_OBJDIR)/ffprobe
+, := ,
 TESTBIN = $(BUILDDIR)/tests
 export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
 export PHOTO_CACHE ?= $(BUILDDIR)/photos
@@ -37,7 +39,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-seams check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -96,6 +98,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-doc
 	$(MAKE) check-frames
 	$(MAKE) check-seams
+	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
 	$(MAKE) check-robustness
 	$(MAKE) check-model
 	$(MAKE) check-quality
@@ -153,6 +156,13 @@ check-frames: ffmpeg
 # one frame of context less changes the output (under a minute on PoCL)
 check-seams: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(if $(SEED),SEED=$(SEED)) tests/seams.sh
+
+# tools/denoise-segments, the segment farm on GNU parallel, with two job
+# slots on this host: the joined output equals one pass; a failed segment
+# stops the run, the same command then resumes without redoing the
+# segments done (tests/segments.sh; seconds on PoCL)
+check-segments: ffmpeg
+	FFMPEG=$(FFMPEG) FFPROBE=$(FFPROBE) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/segments.sh
 
 # 10,000 frames of 320x240 through each filter, resident memory and OpenCL
 # memory objects asserted flat after warm-up (long on PoCL: see

@@ -11,13 +11,15 @@ set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates
-valgrind git patch"
+valgrind git patch parallel"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
     for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch; do
         command -v $cmd > /dev/null 2>&1 || { echo "$cmd"; return 0; }
     done
+    # moreutils has a parallel of its own
+    parallel --version 2> /dev/null | grep -q "GNU parallel" || { echo "GNU parallel"; return 0; }
     [ -f /usr/include/CL/cl.h ] || { echo "OpenCL headers"; return 0; }
     python3 -c 'import ensurepip' 2> /dev/null || { echo "python3-venv"; return 0; }
     ls /etc/OpenCL/vendors/*.icd > /dev/null 2>&1 || { echo "an OpenCL ICD"; return 0; }
