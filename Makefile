@@ -39,7 +39,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -101,6 +101,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
 	$(MAKE) check-robustness
 	$(MAKE) check-model
+	$(MAKE) check-bands
 	$(MAKE) check-quality
 	@echo "make check: all tests passed"
 
@@ -154,6 +155,11 @@ check-frames: ffmpeg
 # points (seeded; SEED=... for another draw) and filtered with the context
 # the rule gives equal one pass, frame by frame, for every filter and mode;
 # one frame of context less changes the output (under a minute on PoCL)
+# Frames processed a band of reference patches at a time (the bounded
+# device memory of large frames): the same bytes whatever the band
+check-bands: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/bands.sh
+
 check-seams: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(if $(SEED),SEED=$(SEED)) tests/seams.sh
 

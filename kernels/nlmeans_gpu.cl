@@ -166,11 +166,13 @@ __kernel void nlmeans_weights(__global const float *frames,
 }
 
 /*
- * One work-item per sample: the weighted mean of the estimates of every
- * reference patch that covers it, each weighted by a separable tent that is
- * largest at the patch centre. Every sum is taken in a fixed order, so the
- * result does not depend on scheduling (no atomics). Channel c goes to
- * dst0, dst1 or dst2.
+ * One work-item per sample of the rows y_first to y_end - 1: the weighted
+ * mean of the estimates of every reference patch that covers it, each
+ * weighted by a separable tent that is largest at the patch centre. Every
+ * sum is taken in a fixed order, so the result does not depend on
+ * scheduling (no atomics). Channel c goes to dst0, dst1 or dst2. The tables
+ * hold table_rows grid rows from gy_first, which must include every row of
+ * patches covering these samples.
  */
 __kernel void nlmeans_aggregate(__global const float *frames,
                                 int channels,
@@ -184,17 +186,21 @@ __kernel void nlmeans_aggregate(__global const float *frames,
                                 int step,
                                 int nx,
                                 int ny,
+                                int gy_first,
+                                int table_rows,
+                                int y_first,
+                                int y_end,
                                 __global const uint *positions,
                                 __global const float *weights,
                                 __global const float *flat_means)
 {
     int x = get_global_id(0);
-    int y = get_global_id(1);
+    int y = y_first + get_global_id(1);
     int gx, gy, gx0, gx1, gy0, gy1, k;
-    int nr = nx * ny;
+    int nr = nx * table_rows;
     float num[MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f }, den = 0.0f;
 
-    if (x >= width || y >= height)
+    if (x >= width || y >= y_end)
         return;
 
     gx0 = x >= patch ? (x - patch) / step + 1 : 0;
@@ -211,7 +217,7 @@ __kernel void nlmeans_aggregate(__global const float *frames,
         wy = (float)min(dy + 1, patch - dy);
         for (gx = gx0; gx <= gx1; gx++) {
             int dx = x - search_grid_pos(gx, step, width, patch);
-            int r = gy * nx + gx;
+            int r = (gy - gy_first) * nx + gx;
             float b, est[MAX_CHANNELS] = { 0.0f, 0.0f, 0.0f };
             int flat;
 

@@ -39,8 +39,10 @@
  * are those of channel 0. The distance of two patches is then the sum over
  * the channels of their squared differences times channel_weights[c].
  *
- * Output, one table per reference patch r = gy * nx + gx, sorted by
- * increasing distance, ties in scan order:
+ * A launch covers the rows gy_first to ny - 1 of the grid (a band, so that
+ * the tables of a large frame need not be held at once). Output, one table
+ * per reference patch r = (gy - gy_first) * nx + gx, sorted by increasing
+ * distance, ties in scan order:
  *   positions[r * NB + k]  index of the k-th best patch in the frame stack
  *   distances[r * NB + k]  its sum of squared differences (INFINITY: unused)
  * With ref_first, the reference patch is entry 0 whatever ties there are.
@@ -185,12 +187,13 @@ __kernel void patch_search(__global const float *frames,
                            int ny,
                            int skip_nx,
                            int skip_ny,
+                           int gy_first,
                            int ref_first,
                            __global uint *positions,
                            __global float *distances)
 {
     int gx = get_global_id(0);
-    int gy = get_global_id(1);
+    int gy = gy_first + get_global_id(1);
     uint plane_size = (uint)width * height;
     int x0, y0, xs, xe, ys, ye;
     uint ref_pos;
@@ -227,7 +230,7 @@ __kernel void patch_search(__global const float *frames,
             }
         }
     }
-    search_store(dist, pos, gy * nx + gx, positions, distances);
+    search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
 
 /*
@@ -263,6 +266,7 @@ void patch_search_tiled(__global const float *frames,
                         int ny,
                         int regular_nx,
                         int regular_ny,
+                        int gy_first,
                         int ref_first,
                         __global uint *positions,
                         __global float *distances,
@@ -272,15 +276,15 @@ void patch_search_tiled(__global const float *frames,
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
     int gx  = get_group_id(0) * TILE + lx;
-    int gy  = get_group_id(1) * TILE + ly;
+    int gy  = gy_first + get_group_id(1) * TILE + ly;
     int x_base = get_group_id(0) * TILE * step;
-    int y_base = get_group_id(1) * TILE * step;
+    int y_base = (gy_first + get_group_id(1) * TILE) * step;
     int rw  = (TILE - 1) * step + patch;
     int rh  = (TILE - 1) * step + patch;
     int nbx = rw / block;
     int blocks_per_step  = step / block;
     int blocks_per_patch = patch / block;
-    int active = gx < regular_nx && gy < regular_ny;
+    int active = gx < regular_nx && gy < min(regular_ny, ny);
     int x0 = gx * step, y0 = gy * step;
     uint plane_size = (uint)width * height;
     __global const float *ref_plane = frames + ref_slot * plane_size;
@@ -383,5 +387,6 @@ void patch_search_tiled(__global const float *frames,
     }
 
     if (active)
-        search_store(dist, pos, gy * nx + gx, positions, distances);
+        search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
+

@@ -31,7 +31,8 @@
  * patches kept per frame; VBM3D_R1MAX and VBM3D_R2MAX, the largest radii of
  * the windows in the reference frame and in the other frames that are
  * scanned a row of candidates at a time (0 to VBM3D_RMAX). 'frames' is a
- * ring of 'ring' planes.
+ * ring of 'ring' planes. Like patch_search, a launch covers the grid rows
+ * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx.
  */
 #define Q VBM3D_Q
 
@@ -220,13 +221,14 @@ __kernel void vbm3d_search(__global const float *frames,
                            int step,
                            int nx,
                            int ny,
+                           int gy_first,
                            int radius1,
                            int radius2,
                            __global uint *positions,
                            __global float *distances)
 {
     int gx = get_global_id(0);
-    int gy = get_global_id(1);
+    int gy = gy_first + get_global_id(1);
     uint plane_size = (uint)width * height;
     int x0, y0;
     float ref[K * K];
@@ -262,5 +264,5 @@ __kernel void vbm3d_search(__global const float *frames,
                            nb_future, radius2, dist, pos, gdist, gpos);
     vbm3d_search_direction(frames, ref, width, height, ring, ref_slot, -1,
                            nb_past, radius2, dist, pos, gdist, gpos);
-    search_store(gdist, gpos, gy * nx + gx, positions, distances);
+    search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }

@@ -763,10 +763,26 @@ static int copy_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return 0;
 }
 
+/*
+ * Grid rows per band: the option's, or as many as DENOISE_TABLE_BUDGET
+ * holds, a multiple of the work-group search's tile.
+ */
+static int band_rows(const DenoiseOpenCLContext *dn, const DenoiseSearch *ds,
+                     size_t ref_bytes)
+{
+    size_t row_bytes = FFMAX((size_t)ds->nx * ref_bytes, 1);
+    size_t rows = DENOISE_TABLE_BUDGET / row_bytes;
+
+    if (dn->band_rows > 0)
+        return FFMIN(dn->band_rows, ds->ny);
+    rows = FFMAX(rows / DENOISE_SEARCH_TILE * DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE);
+    return FFMIN(rows, ds->ny);
+}
+
 void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                    int width, int height, int patch, int step,
-                                   int radius)
+                                   int radius, size_t ref_bytes)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     const size_t tile = DENOISE_SEARCH_TILE;
@@ -784,6 +800,7 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->ny         = (height - patch + step - 1) / step + 1;
     ds->regular_nx = (width  - patch) / step + 1;
     ds->regular_ny = (height - patch) / step + 1;
+    ds->band       = band_rows(dn, ds, ref_bytes);
 
     region    = (tile - 1) * step + patch;
     local_mem = local_mem_size(avctx);
@@ -811,21 +828,23 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     default:
         ds->tiled = fits && !(type & CL_DEVICE_TYPE_CPU);
     }
-    av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search.\n",
-           width, height, patch, step, ds->tiled ? "work-group" : "per-patch");
+    av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search, "
+           "bands of %d of %d rows of patches.\n", width, height, patch, step,
+           ds->tiled ? "work-group" : "per-patch", ds->band, ds->ny);
 }
 
 /*
- * One search kernel over the reference patches of the grid from limit_nx
- * (or limit_ny) on, or below them for the work-group kernel, whose local
- * buffers follow the common arguments.
+ * One search kernel over the reference patches of the band from gy_first to
+ * gy_end, from limit_nx (or limit_ny) on, or below them for the work-group
+ * kernel, whose local buffers follow the common arguments.
  */
 static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              int tiled, const DenoiseSearch *ds, cl_mem frames,
                              const DenoiseChannels *ch,
                              const DenoiseWindow *win, int ref_first,
-                             int limit_nx, int limit_ny, cl_mem positions,
-                             cl_mem distances, int stage)
+                             int limit_nx, int limit_ny, int gy_first,
+                             int gy_end, cl_mem positions, cl_mem distances,
+                             int stage)
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
@@ -835,9 +854,9 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(win->first_slot), DENOISE_ARG(win->nb_frames),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->block),
-        DENOISE_ARG(ds->radius), DENOISE_ARG(ds->nx), DENOISE_ARG(ds->ny),
-        DENOISE_ARG(limit_nx), DENOISE_ARG(limit_ny), DENOISE_ARG(ref_first),
-        DENOISE_ARG(positions), DENOISE_ARG(distances),
+        DENOISE_ARG(ds->radius), DENOISE_ARG(ds->nx), DENOISE_ARG(gy_end),
+        DENOISE_ARG(limit_nx), DENOISE_ARG(limit_ny), DENOISE_ARG(gy_first),
+        DENOISE_ARG(ref_first), DENOISE_ARG(positions), DENOISE_ARG(distances),
         DENOISE_LOCAL_ARG(ds->tile_local[0]), DENOISE_LOCAL_ARG(ds->tile_local[1]),
     };
 
@@ -845,11 +864,11 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (tiled)
         return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH_TILED],
                                      args, FF_ARRAY_ELEMS(args),
-                                     ds->regular_nx, ds->regular_ny,
+                                     ds->regular_nx, FFMIN(limit_ny, gy_end) - gy_first,
                                      DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH],
                                  args, FF_ARRAY_ELEMS(args) - 2,
-                                 ds->nx, ds->ny, 0, 0, stage);
+                                 ds->nx, gy_end - gy_first, 0, 0, stage);
 }
 
 /*
@@ -861,22 +880,29 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              const DenoiseSearch *ds, cl_mem frames,
                              const DenoiseChannels *ch,
                              const DenoiseWindow *win, int ref_first,
-                             cl_mem positions, cl_mem distances, int stage)
+                             int gy_first, cl_mem positions,
+                             cl_mem distances, int stage)
 {
+    int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
     int err;
 
     if (!ds->tiled)
         return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
-                                 0, 0, positions, distances, stage);
+                                 0, 0, gy_first, gy_end, positions, distances,
+                                 stage);
 
-    err = run_search_kernel(avctx, dn, 1, ds, frames, ch, win, ref_first,
-                            ds->regular_nx, ds->regular_ny, positions,
-                            distances, stage);
-    if (err < 0 || (ds->regular_nx == ds->nx && ds->regular_ny == ds->ny))
-        return err;
+    if (gy_first < ds->regular_ny) {
+        err = run_search_kernel(avctx, dn, 1, ds, frames, ch, win, ref_first,
+                                ds->regular_nx, ds->regular_ny, gy_first,
+                                gy_end, positions, distances, stage);
+        if (err < 0)
+            return err;
+    }
+    if (ds->regular_nx == ds->nx && ds->regular_ny >= gy_end)
+        return 0;
     return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
-                             ds->regular_nx, ds->regular_ny, positions,
-                             distances, stage);
+                             ds->regular_nx, ds->regular_ny, gy_first, gy_end,
+                             positions, distances, stage);
 }
 
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,

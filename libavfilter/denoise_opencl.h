@@ -42,6 +42,13 @@
 #define DENOISE_SEARCH_TILE    16   ///< side of the work-group search's tile
 #define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
 
+/**
+ * Device memory for the tables of the reference patches (neighbours, their
+ * distances or weights) of one band of the grid: a large frame is searched
+ * and filtered band by band, with the same result.
+ */
+#define DENOISE_TABLE_BUDGET   (32 << 20)
+
 enum DenoiseSearchMode {
     DENOISE_SEARCH_AUTO,    ///< work-group search on GPUs, per-patch on CPUs
     DENOISE_SEARCH_TILED,
@@ -81,6 +88,7 @@ typedef struct DenoiseSearch {
     int regular_ny;
     int tiled;          ///< patch_search_tiled for the regular grid
     size_t tile_local[2]; ///< its local buffers, in bytes
+    int band;           ///< rows of the grid per band (tables hold band * nx)
 } DenoiseSearch;
 
 /**
@@ -190,6 +198,7 @@ typedef struct DenoiseOpenCLContext {
     float csigma;
     int   planes;
     int   search_mode;                        ///< enum DenoiseSearchMode
+    int   band_rows;                          ///< grid rows per band, 0: auto
     int   profile;                            ///< collect kernel times
 
     DenoiseLayout layout;                     ///< of the input frames
@@ -234,6 +243,11 @@ typedef struct DenoiseOpenCLContext {
           { .i64 = DENOISE_SEARCH_TILED },  0, 0, flags, .unit = "search" },                       \
         { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST,                     \
           { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, flags, .unit = "search" }
+
+#define DENOISE_OPENCL_BAND_OPTION(type, flags)                                                     \
+    { "band", "rows of reference patches filtered at once, for testing and tuning "                \
+      "(same output; 0: as many as 32 MiB of tables hold)",                                        \
+      offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, flags }
 
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \
     { "profile", "log the kernel time of each stage for every frame, for tuning",                  \
@@ -358,25 +372,35 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 /**
  * Set up the search geometry of a plane: patches of 'patch' samples on a
- * grid of step 'step', candidates within 'radius'; choose the kernel.
+ * grid of step 'step', candidates within 'radius'; choose the kernel, and
+ * the band of grid rows whose tables, of 'ref_bytes' per reference patch,
+ * are held at once.
  */
 void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                    int width, int height, int patch, int step,
-                                   int radius);
+                                   int radius, size_t ref_bytes);
+
+/** The end (exclusive) of the band of grid rows starting at gy_first. */
+static inline int ff_denoise_opencl_band_end(const DenoiseSearch *ds, int gy_first)
+{
+    return FFMIN(gy_first + ds->band, ds->ny);
+}
 
 /**
- * Enqueue the search of the most similar patches of every reference patch
- * of the window's reference frame among the planes of the window, in the
- * ring of planes 'frames', with distances summed over the channels 'ch' of
- * the frames (channel 0 at the start of 'frames'). With ref_first the
+ * Enqueue the search of the most similar patches of the reference patches
+ * of the window's reference frame in the band of grid rows from gy_first
+ * (table r = (gy - gy_first) * nx + gx), among the planes of the window, in
+ * the ring of planes 'frames', with distances summed over the channels 'ch'
+ * of the frames (channel 0 at the start of 'frames'). With ref_first the
  * reference patch is always entry 0 of its table.
  */
 int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              const DenoiseSearch *ds, cl_mem frames,
                              const DenoiseChannels *ch,
                              const DenoiseWindow *win, int ref_first,
-                             cl_mem positions, cl_mem distances, int stage);
+                             int gy_first, cl_mem positions,
+                             cl_mem distances, int stage);
 
 /**
  * The activate() of the denoisers: frames are queued in the ring, loaded on

@@ -425,25 +425,45 @@ fail:
     return err;
 }
 
-/* The buffers of component c, with rings of 'ring' frames. */
+/* A second reference to a buffer, for two uses that never overlap. */
+static cl_mem share_buffer(cl_mem buf)
+{
+    if (buf)
+        clRetainMemObject(buf);
+    return buf;
+}
+
+/*
+ * The buffers of component c, with rings of 'ring' frames. With one frame in
+ * the ring (bm3d_gpu), the two steps share their accumulators, cleared
+ * before the second step, and the output is written over the frame's
+ * noisy samples, which the second step has finished reading by then.
+ */
 static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
     BM3DGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs = 0;
+    int single = ring == 1;
 
     for (int i = 0; i < 2; i++)
-        refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].ny);
+        refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
     s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
     s->basic[c]     = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
-    s->dst[c]       = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    s->dst[c]       = single ? share_buffer(s->src[c]) :
+                      ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
     s->distances[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_float));
     if (!s->src[c] || !s->basic[c] || !s->dst[c] || !s->positions[c] ||
         !s->distances[c])
         return AVERROR(ENOMEM);
     for (int i = 0; i < 2; i++) {
+        if (i && single) {
+            s->num[i][c] = share_buffer(s->num[0][c]);
+            s->den[i][c] = share_buffer(s->den[0][c]);
+            continue;
+        }
         s->num[i][c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_long));
         s->den[i][c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_long));
         if (!s->num[i][c] || !s->den[i][c])
@@ -468,7 +488,8 @@ static int setup_components(AVFilterContext *avctx, int ring)
             ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i],
                                           comp->width, comp->height, BLOCK,
                                           FFMIN(s->par[i].step, BLOCK),
-                                          s->par[i].range / 2);
+                                          s->par[i].range / 2, s->nb_max *
+                                          (sizeof(cl_uint) + sizeof(cl_float)));
         err = alloc_buffers(avctx, c, ring);
         if (err < 0)
             return err;
@@ -533,31 +554,34 @@ static cl_uint aggregation_slots(const DenoiseWindow *win)
     return slots;
 }
 
-/* Step i's search of the groups of component c on the ring 'guide'. */
+/* Step i's search of the groups of component c on the ring 'guide', in the
+ * band of grid rows from gy_first. */
 static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
-                       const DenoiseWindow *win)
+                       const DenoiseWindow *win, int gy_first)
 {
     BM3DGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c][i];
     int stage = i ? STAGE_SEARCH2 : STAGE_SEARCH1;
     int nb_future = win->nb_frames - 1 - win->nb_past;
     int radius1 = s->par[i].range / 2, radius2 = s->par[i].prange / 2;
+    int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(guide), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(win->nb_past), DENOISE_ARG(nb_future),
-        DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx), DENOISE_ARG(ds->ny),
-        DENOISE_ARG(radius1), DENOISE_ARG(radius2),
+        DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx), DENOISE_ARG(gy_end),
+        DENOISE_ARG(gy_first), DENOISE_ARG(radius1), DENOISE_ARG(radius2),
         DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->distances[c]),
     };
 
     if (!s->video)
         return ff_denoise_opencl_search(avctx, &s->dn, ds, guide,
                                         &DENOISE_CHANNELS_SINGLE, win, 1,
-                                        s->positions[c], s->distances[c], stage);
+                                        gy_first, s->positions[c],
+                                        s->distances[c], stage);
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_vbm3d_search, args,
-                                 FF_ARRAY_ELEMS(args), ds->nx, ds->ny, 0, 0,
-                                 stage);
+                                 FF_ARRAY_ELEMS(args), ds->nx,
+                                 gy_end - gy_first, 0, 0, stage);
 }
 
 /* num / den of slot 'slot' of step i's accumulators of component c, into
@@ -581,12 +605,13 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
 }
 
 /*
- * Step i on component c with the groups of component g: hard thresholding
- * of its noisy ring, or Wiener filtering with its basic estimates as the
- * oracle, aggregated into step i's accumulators.
+ * Step i on component c with the groups of component g in the band of grid
+ * rows from gy_first: hard thresholding of its noisy ring, or Wiener
+ * filtering with its basic estimates as the oracle, aggregated into step
+ * i's accumulators.
  */
 static int filter_step(AVFilterContext *avctx, int c, int i, int g,
-                       const DenoiseWindow *win)
+                       const DenoiseWindow *win, int gy_first)
 {
     BM3DGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
@@ -611,7 +636,8 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     return ff_denoise_opencl_run(avctx, &s->dn, i ? s->kernel_bm3d_filter_wiener :
                                                     s->kernel_bm3d_filter_ht,
                                  args, FF_ARRAY_ELEMS(args),
-                                 (size_t)ds->nx * BLOCK * BLOCK, ds->ny,
+                                 (size_t)ds->nx * BLOCK * BLOCK,
+                                 ff_denoise_opencl_band_end(ds, gy_first) - gy_first,
                                  BLOCK * BLOCK, 1,
                                  i ? STAGE_FILTER2 : STAGE_FILTER1);
 }
@@ -625,27 +651,69 @@ static int group_members(const BM3DGPUContext *s, int c)
     return ff_denoise_opencl_selected(&s->dn, c);
 }
 
+/*
+ * Step i of the groups of component c0 and the components grouped with it
+ * (n of them), band by band: the search of a band, then its filtering.
+ */
+static int run_step_groups(AVFilterContext *avctx, int i, int c0, int n,
+                           const DenoiseWindow *win)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseSearch *ds = &s->search[c0][i];
+
+    for (int gy = 0; gy < ds->ny; gy += ds->band) {
+        int err = search_step(avctx, c0, i, i ? s->basic[c0] : s->src[c0],
+                              win, gy);
+        if (err < 0)
+            return err;
+        for (int c = c0; c < c0 + n; c++) {
+            err = filter_step(avctx, c, i, c0, win, gy);
+            if (err < 0)
+                return err;
+        }
+    }
+    return 0;
+}
+
+/* Before the second step, the accumulators it shares with the first. */
+static int clear_shared_accumulators(AVFilterContext *avctx, int c0, int n,
+                                     int slot)
+{
+    BM3DGPUContext *s = avctx->priv;
+
+    for (int c = c0; c < c0 + n; c++) {
+        int err;
+
+        if (s->num[1][c] != s->num[0][c])
+            continue;
+        if ((err = zero_slot(avctx, s, s->num[1][c], c, slot)) < 0 ||
+            (err = zero_slot(avctx, s, s->den[1][c], c, slot)) < 0)
+            return err;
+    }
+    return 0;
+}
+
 /* Step i for reference frame t on every selected component. */
 static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
 {
     BM3DGPUContext *s = avctx->priv;
     DenoiseWindow win = ff_denoise_opencl_window(&s->dn.fq, t, last, s->past,
                                                  s->future);
-    int err;
+    int err = 0;
 
     for (int c0 = 0; c0 < s->dn.layout.nb_components; c0++) {
         int n = group_members(s, c0);
 
         if (!n)
             continue;
-        err = search_step(avctx, c0, i, i ? s->basic[c0] : s->src[c0], &win);
+        if (i)
+            err = clear_shared_accumulators(avctx, c0, n, win.ref_slot);
+        if (err >= 0)
+            err = run_step_groups(avctx, i, c0, n, &win);
         if (err < 0)
             return err;
+        /* the estimates of frame t are complete */
         for (int c = c0; c < c0 + n; c++) {
-            err = filter_step(avctx, c, i, c0, &win);
-            if (err < 0)
-                return err;
-            /* the estimate of frame t is complete */
             err = normalise(avctx, c, i, win.ref_slot,
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
             if (err < 0)
@@ -741,11 +809,13 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
         slots[c] = slot;
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
-        if ((err = zero_slot(avctx, s, s->num[0][c], c, slot)) < 0 ||
-            (err = zero_slot(avctx, s, s->den[0][c], c, slot)) < 0 ||
-            (err = zero_slot(avctx, s, s->num[1][c], c, slot)) < 0 ||
-            (err = zero_slot(avctx, s, s->den[1][c], c, slot)) < 0)
-            return err;
+        for (int i = 0; i < 2; i++) {
+            if (i && s->num[1][c] == s->num[0][c])
+                break;
+            if ((err = zero_slot(avctx, s, s->num[i][c], c, slot)) < 0 ||
+                (err = zero_slot(avctx, s, s->den[i][c], c, slot)) < 0)
+                return err;
+        }
     }
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
                                         s->joint && s->dn.layout.is_rgb);
@@ -882,6 +952,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
         { "auto",  "64-bit where the device has them, else pairs of 32-bit", 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_AUTO },  0, 0, FLAGS, .unit = "atomics" }, \
         { "int64", "64-bit integer atomics",                                 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT64 }, 0, 0, FLAGS, .unit = "atomics" }, \
         { "int32", "pairs of 32-bit integer atomics",                        0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT32 }, 0, 0, FLAGS, .unit = "atomics" }, \
+    DENOISE_OPENCL_BAND_OPTION(BM3DGPUContext, FLAGS),                                              \
     DENOISE_OPENCL_PROFILE_OPTION(BM3DGPUContext, FLAGS)
 
 static const AVFilterPad bm3d_gpu_inputs[] = {

@@ -31,6 +31,7 @@
  * may instead be turned into opponent colours, each filtered on its own.
  */
 
+#include "libavutil/avassert.h"
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
@@ -175,7 +176,32 @@ static void search_channels(const NLMeansGPUContext *s, int c,
     }
 }
 
-static void set_plane_params(AVFilterContext *avctx, int c)
+/*
+ * The rows of the grid whose patches cover sample row y, as
+ * nlmeans_aggregate scans them.
+ */
+static int first_covering_row(const DenoiseSearch *ds, int y)
+{
+    return y >= ds->patch ? (y - ds->patch) / ds->step + 1 : 0;
+}
+
+static int last_covering_row(const DenoiseSearch *ds, int y)
+{
+    return FFMIN(ds->ny - 1, y / ds->step + 1);
+}
+
+/* Rows of the grid that a band must hold for every sample row to be
+ * aggregated from one band. */
+static int min_band_rows(const DenoiseSearch *ds)
+{
+    int rows = 1;
+
+    for (int y = 0; y < ds->height; y++)
+        rows = FFMAX(rows, last_covering_row(ds, y) - first_covering_row(ds, y) + 1);
+    return rows;
+}
+
+static int set_plane_params(AVFilterContext *avctx, int c)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
@@ -183,13 +209,27 @@ static void set_plane_params(AVFilterContext *avctx, int c)
     int patch    = chroma && s->patch_size_uv    ? s->patch_size_uv    : s->patch_size;
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
     int reduced  = FFMIN3(patch, comp->width, comp->height);
+    DenoiseSearch *ds = &s->search[c];
+    int min_rows;
 
     if (reduced < patch)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
                "from %d to %d.\n", c, comp->width, comp->height, patch, reduced);
-    ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c], comp->width,
+    /* per reference patch: its neighbours' positions and weights, and the
+     * flat means of its channels */
+    ff_denoise_opencl_search_init(avctx, &s->dn, ds, comp->width,
                                   comp->height, reduced, FFMIN(s->step, reduced),
-                                  research / 2);
+                                  research / 2,
+                                  s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
+                                  nb_search_channels(s, c) * sizeof(cl_float));
+    min_rows = FFMIN(min_band_rows(ds), ds->ny);
+    if (ds->band < min_rows) {
+        av_log(avctx, AV_LOG_ERROR, "band=%d is too small for patches of %d "
+               "on a step of %d: at least %d rows are needed.\n", ds->band,
+               ds->patch, ds->step, min_rows);
+        return AVERROR(EINVAL);
+    }
+    return 0;
 }
 
 /* The buffers of component c, with rings of 'ring' frames. */
@@ -199,7 +239,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
-    size_t refs    = (size_t)ds->nx * ds->ny;
+    size_t refs    = (size_t)ds->nx * ds->band;
     int nb_channels = nb_search_channels(s, c);
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
@@ -285,7 +325,9 @@ static int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
-        set_plane_params(avctx, c);
+        err = set_plane_params(avctx, c);
+        if (err < 0)
+            return err;
         err = alloc_plane_buffers(avctx, c, size->ring);
         if (err < 0)
             return err;
@@ -307,11 +349,12 @@ static cl_float4 flat_thresholds(const NLMeansGPUContext *s, int c,
 }
 
 /*
- * Weights and flat test of every group of component c, from the search's
- * distances, over the channels 'ch' of 'frames'.
+ * Weights and flat test of the groups of component c in a band of 'rows'
+ * rows of the grid, from the search's distances, over the channels 'ch' of
+ * 'frames'.
  */
 static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
-                           const DenoiseChannels *ch)
+                           const DenoiseChannels *ch, int rows)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c];
@@ -325,25 +368,31 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(ds->width), DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
-        DENOISE_ARG(ds->ny), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
+        DENOISE_ARG(rows), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
         DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
         DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
         DENOISE_ARG(s->flat_means[c]),
     };
 
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_weights,
-                                 args, FF_ARRAY_ELEMS(args), ds->nx, ds->ny,
+                                 args, FF_ARRAY_ELEMS(args), ds->nx, rows,
                                  0, 0, STAGE_WEIGHTS);
 }
 
-/* The estimates of the groups of component c, channel i into component c + i. */
+/*
+ * The estimates of the samples of rows y_first to y_end - 1 of component c,
+ * channel i into component c + i, from the tables of the band of grid rows
+ * gy_first to gy_end - 1.
+ */
 static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
-                     const DenoiseChannels *ch)
+                     const DenoiseChannels *ch, int gy_first, int gy_end,
+                     int y_first, int y_end)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     const DenoiseSearch *ds = &s->search[c];
     cl_uint stride = ch->stride;
+    int table_rows = gy_end - gy_first;
     /* an unused destination still needs a valid buffer */
     cl_mem dst1 = s->dst[ch->nb > 1 ? c + 1 : c];
     cl_mem dst2 = s->dst[ch->nb > 2 ? c + 2 : c];
@@ -352,13 +401,15 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
         DENOISE_ARG(s->dst[c]), DENOISE_ARG(dst1), DENOISE_ARG(dst2),
         DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx),
-        DENOISE_ARG(ds->ny), DENOISE_ARG(s->positions[c]),
-        DENOISE_ARG(s->weights[c]), DENOISE_ARG(s->flat_means[c]),
+        DENOISE_ARG(ds->ny), DENOISE_ARG(gy_first), DENOISE_ARG(table_rows),
+        DENOISE_ARG(y_first), DENOISE_ARG(y_end),
+        DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
+        DENOISE_ARG(s->flat_means[c]),
     };
 
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_aggregate,
                                  args, FF_ARRAY_ELEMS(args), comp->width,
-                                 comp->height, 0, 0, STAGE_AGGREGATE);
+                                 y_end - y_first, 0, 0, STAGE_AGGREGATE);
 }
 
 /* The planes searched for the groups of component c: its ring, or with
@@ -371,24 +422,41 @@ static cl_mem search_planes(const NLMeansGPUContext *s, int c,
 
 /*
  * Search, weights and aggregation of component c of frame t, or with joint
- * colour of the three channels from c = 0.
+ * colour of the three channels from c = 0, band by band: each band of grid
+ * rows starts at the first row that the next sample row not yet aggregated
+ * needs, and gives the sample rows whose patches all lie in it.
  */
 static int filter_component(AVFilterContext *avctx, int c,
                             const DenoiseChannels *ch, const DenoiseWindow *win)
 {
     NLMeansGPUContext *s = avctx->priv;
+    const DenoiseSearch *ds = &s->search[c];
     cl_mem frames = search_planes(s, c, ch);
-    int err;
 
-    err = ff_denoise_opencl_search(avctx, &s->dn, &s->search[c], frames, ch,
-                                   win, 0, s->positions[c], s->weights[c],
-                                   STAGE_SEARCH);
-    if (err < 0)
-        return err;
-    err = compute_weights(avctx, c, frames, ch);
-    if (err < 0)
-        return err;
-    return aggregate(avctx, c, frames, ch);
+    for (int y = 0; y < ds->height;) {
+        int gy_first = first_covering_row(ds, y);
+        int gy_end   = ff_denoise_opencl_band_end(ds, gy_first);
+        int y_end    = y;
+        int err;
+
+        while (y_end < ds->height && last_covering_row(ds, y_end) < gy_end)
+            y_end++;
+        /* set_plane_params() made bands large enough */
+        av_assert0(y_end > y);
+        err = ff_denoise_opencl_search(avctx, &s->dn, ds, frames, ch, win, 0,
+                                       gy_first, s->positions[c],
+                                       s->weights[c], STAGE_SEARCH);
+        if (err < 0)
+            return err;
+        err = compute_weights(avctx, c, frames, ch, gy_end - gy_first);
+        if (err < 0)
+            return err;
+        err = aggregate(avctx, c, frames, ch, gy_first, gy_end, y, y_end);
+        if (err < 0)
+            return err;
+        y = y_end;
+    }
+    return 0;
 }
 
 /*
@@ -549,6 +617,7 @@ static const AVOption nlmeans_gpu_options[] = {
       OFFSET(future), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 15, FLAGS },
     { "causal", "search past frames only, whatever future says: no delay",
       OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    DENOISE_OPENCL_BAND_OPTION(NLMeansGPUContext, FLAGS),
     DENOISE_OPENCL_PROFILE_OPTION(NLMeansGPUContext, FLAGS),
     { NULL }
 };
