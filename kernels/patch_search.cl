@@ -390,3 +390,157 @@ void patch_search_tiled(__global const float *frames,
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
 
+/*
+ * patch_search_tiled for planes of integer samples in the 8-bit scale and
+ * one channel of weight 1 (8-bit frames, no colour transform): every
+ * squared difference is then an integer below 2^16 and every patch
+ * distance an integer below 2^24 (patches of at most 16x16), so floats sum
+ * them exactly in any order and the distances are those of the row order
+ * above. The work-group sums the squared differences of its region over
+ * square blocks of 'block' x 'block' samples, each shared by every patch
+ * that contains it (a patch of 8 on a step of 4 adds 4 blocks, not 16 row
+ * pieces), for SQUARES_UNROLL offsets at a time; each work-item keeps the
+ * candidate samples of a row in registers across the offsets.
+ *
+ * Local memory as patch_search_tiled's: ref_tile rw * rh floats, then
+ * block_sums SQUARES_UNROLL * (rw / block) * (rh / block) floats.
+ */
+#define SQUARES_UNROLL    8
+#define SQUARES_MAX_BLOCK 8
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_squares(__global const float *frames,
+                          int channels,
+                          uint channel_stride,
+                          float4 channel_weights,
+                          int width,
+                          int height,
+                          int first_slot,
+                          int nb_frames,
+                          int ring,
+                          int ref_slot,
+                          int patch,
+                          int step,
+                          int block,
+                          int radius,
+                          int nx,
+                          int ny,
+                          int regular_nx,
+                          int regular_ny,
+                          int gy_first,
+                          int ref_first,
+                          __global uint *positions,
+                          __global float *distances,
+                          __local float *ref_tile,
+                          __local float *block_sums)
+{
+    int lx  = get_local_id(0);
+    int ly  = get_local_id(1);
+    int gx  = get_group_id(0) * TILE + lx;
+    int gy  = gy_first + get_group_id(1) * TILE + ly;
+    int x_base = get_group_id(0) * TILE * step;
+    int y_base = (gy_first + get_group_id(1) * TILE) * step;
+    int rw  = (TILE - 1) * step + patch;
+    int rh  = (TILE - 1) * step + patch;
+    int nbx = rw / block;
+    int nby = rh / block;
+    int blocks_per_step  = step / block;
+    int blocks_per_patch = patch / block;
+    int active = gx < regular_nx && gy < min(regular_ny, ny);
+    int x0 = gx * step, y0 = gy * step;
+    uint plane_size = (uint)width * height;
+    __global const float *ref_plane = frames + ref_slot * plane_size;
+    int first_bx  = (ly * TILE + lx) % nbx;
+    int first_by  = (ly * TILE + lx) / nbx;
+    int stride_bx = (TILE * TILE) % nbx;
+    int stride_by = (TILE * TILE) / nbx;
+    float dist[NB];
+    uint pos[NB];
+
+    /* the reference region, [row][i % block][i / block] as in
+     * patch_search_tiled */
+    for (int ry = ly; ry < rh; ry += TILE) {
+        int py = min(y_base + ry, height - 1);
+        for (int rx = lx; rx < rw; rx += TILE) {
+            int px = min(x_base + rx, width - 1);
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
+
+    for (int i = 0; i < nb_frames; i++) {
+        int t = (first_slot + i) % ring;
+        __global const float *plane = frames + t * plane_size;
+
+        for (int dy = -radius; dy <= radius; dy++) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += SQUARES_UNROLL) {
+                for (int bx = first_bx, by = first_by; by < nby;) {
+                    float sum[SQUARES_UNROLL];
+                    int px0 = x_base + bx * block + dx0;
+
+#pragma unroll
+                    for (int u = 0; u < SQUARES_UNROLL; u++)
+                        sum[u] = 0.0f;
+                    for (int j = 0; j < block; j++) {
+                        int ry = by * block + j;
+                        __global const float *row =
+                            plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+                        __local const float *ref_row = ref_tile + ry * rw + bx;
+                        float cand[SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1];
+
+#pragma unroll
+                        for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
+                            if (k < block + SQUARES_UNROLL - 1)
+                                cand[k] = row[clamp(px0 + k, 0, width - 1)];
+#pragma unroll
+                        for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
+                            if (k < block) {
+                                float r = ref_row[k * nbx];
+#pragma unroll
+                                for (int u = 0; u < SQUARES_UNROLL; u++) {
+                                    float d = r - cand[k + u];
+                                    sum[u] += d * d;
+                                }
+                            }
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < SQUARES_UNROLL; u++)
+                        block_sums[(u * nby + by) * nbx + bx] = sum[u];
+
+                    bx += stride_bx;
+                    by += stride_by;
+                    if (bx >= nbx) {
+                        bx -= nbx;
+                        by++;
+                    }
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+
+                /* each patch: the square blocks it covers */
+                for (int u = 0; u < SQUARES_UNROLL && active; u++) {
+                    int cx = x0 + dx0 + u, cy = y0 + dy;
+                    __local const float *b = block_sums +
+                        (u * nby + ly * blocks_per_step) * nbx + lx * blocks_per_step;
+                    float ssd = 0.0f;
+
+                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
+                        cx > width - patch || cy > height - patch ||
+                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
+                        continue;
+                    for (int j = 0; j < blocks_per_patch; j++)
+                        for (int k = 0; k < blocks_per_patch; k++)
+                            ssd += b[j * nbx + k];
+                    if (ssd < dist[NB - 1])
+                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+    }
+
+    if (active)
+        search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
+}

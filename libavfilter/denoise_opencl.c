@@ -316,6 +316,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
+    [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
 };
@@ -810,6 +811,8 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                         sizeof(cl_float);
     fits = max_wg >= tile * tile &&
            ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+    ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
+                      tile * tile;
 
     /* On CPUs local memory is ordinary memory and barriers are costly: the
      * per-patch search is faster there. */
@@ -831,6 +834,19 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search, "
            "bands of %d of %d rows of patches.\n", width, height, patch, step,
            ds->tiled ? "work-group" : "per-patch", ds->band, ds->ny);
+}
+
+/*
+ * Whether patch_search_squares gives this search's distances exactly: one
+ * channel of integer samples in the 8-bit scale, patches of at most 16x16
+ * (distances below 2^24), square blocks of 2 to 8 samples (its local buffer
+ * is that of patch_search_tiled, which holds it from blocks of 2 on).
+ */
+static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
+{
+    return ds->integer_samples && ds->squares_fit && ch->nb == 1 &&
+           ch->weight[0] == 1.0f && ds->patch <= 16 && ds->block >= 2 &&
+           ds->block <= 8;
 }
 
 /*
@@ -862,7 +878,9 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
     av_assert0(ch->nb >= 1 && ch->nb <= DENOISE_MAX_CHANNELS);
     if (tiled)
-        return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH_TILED],
+        return ff_denoise_opencl_run(avctx, dn, dn->kernels[squares_fit(ds, ch) ?
+                                                            DENOISE_KERNEL_SEARCH_SQUARES :
+                                                            DENOISE_KERNEL_SEARCH_TILED],
                                      args, FF_ARRAY_ELEMS(args),
                                      ds->regular_nx, FFMIN(limit_ny, gy_end) - gy_first,
                                      DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);

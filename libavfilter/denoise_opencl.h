@@ -89,6 +89,13 @@ typedef struct DenoiseSearch {
     int tiled;          ///< patch_search_tiled for the regular grid
     size_t tile_local[2]; ///< its local buffers, in bytes
     int band;           ///< rows of the grid per band (tables hold band * nx)
+    /**
+     * Set by the filter when the searched planes hold integers in the 8-bit
+     * scale (8-bit samples, no colour transform): one-channel distances are
+     * then exact in any order, and patch_search_squares may sum them.
+     */
+    int integer_samples;
+    int squares_fit;    ///< patch_search_squares runs a tile on this device
 } DenoiseSearch;
 
 /**
@@ -182,6 +189,7 @@ enum DenoiseKernel {
     DENOISE_KERNEL_STORE,
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
+    DENOISE_KERNEL_SEARCH_SQUARES,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,
     DENOISE_NB_KERNELS,

@@ -12,6 +12,8 @@
 #   over the frames after two warm-up frames of the sum of the stages;
 # - whole command from a raw 1080p yuv420p file through hwupload/hwdownload
 #   to -f null, by wall clock (frames per second).
+# - with CLTRACE_SO (tests/tools/cltrace.so), the peak OpenCL memory of one
+#   4608x3456 frame, gray and gbrp, through each filter and preset.
 # Details go to $OUT; a short table is printed last. QUICK=1: small frames,
 # to check the script on a CPU device.
 
@@ -61,6 +63,21 @@ kernel() {
     row "kernel ms: $filter, $size $fmt" "$n" "${values[@]}"
 }
 
+# memory SIZE FORMAT FILTER: peak OpenCL memory (MB) of one frame, each binary
+memory() {
+    local size=$1 fmt=$2 filter=$3 values=() b trace
+    for b in "${BINARIES[@]}"; do
+        trace=$OUT/memory-$(label "$b").log
+        rm -f "$trace"
+        CLTRACE_OUT=$trace LD_PRELOAD=$CLTRACE_SO "$(binary "$b")" -nostdin -hide_banner $HW \
+            -f lavfi -i "$(src "$size" "$fmt")" -frames:v 1 \
+            -vf "hwupload,$filter,hwdownload,format=$fmt" -f null - >> "$OUT/memory.log" 2>&1
+        values+=("$(sed -n 's|.*mem_peak_bytes \([0-9]*\).*|\1|p' "$trace" | sort -g | tail -n 1 |
+                    awk '{ printf "%.0f", $1 / 1e6 }')")
+    done
+    row "peak MB: $filter, $size $fmt" 1 "${values[@]}"
+}
+
 # whole FILTER: frames per second of each binary from the raw file
 whole() {
     local filter=$1 values=() b t
@@ -83,6 +100,16 @@ kernel bm-ref-hd  $HD  gray     5 "bm3d_gpu=sigma=20:preset=ref"
 kernel bm-ref-big $BIG gray     4 "bm3d_gpu=sigma=20:preset=ref"
 kernel vb-hd      $HD  yuv420p 20 "vbm3d_gpu=sigma=20"
 kernel vb-causal  $HD  yuv420p 20 "vbm3d_gpu=sigma=20:causal=1"
+
+if [ -n "${CLTRACE_SO:-}" ]; then
+    for fmt in gray gbrp; do
+        memory $BIG $fmt "nlmeans_gpu=sigma=20"
+        memory $BIG $fmt "nlmeans_gpu=sigma=20:p=5:step=1"
+        memory $BIG $fmt "bm3d_gpu=sigma=20"
+        memory $BIG $fmt "bm3d_gpu=sigma=20:preset=ref"
+        memory $BIG $fmt "vbm3d_gpu=sigma=20"
+    done
+fi
 
 RAW=$TMPDIR/compare-$$.yuv
 $FF -f lavfi -i "$(src $HD yuv420p)" -frames:v $N -f rawvideo -y "$RAW" 2>> "$OUT/wall.log"
