@@ -764,15 +764,27 @@ static int copy_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return 0;
 }
 
+/* The device memory for the tables of a band (DENOISE_TABLE_SHARE). */
+static size_t table_budget(AVFilterContext *avctx)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_ulong size = 0;
+
+    clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_GLOBAL_MEM_SIZE,
+                    sizeof(size), &size, NULL);
+    return av_clip64(size / DENOISE_TABLE_SHARE, DENOISE_TABLE_MIN,
+                     DENOISE_TABLE_MAX);
+}
+
 /*
- * Grid rows per band: the option's, or as many as DENOISE_TABLE_BUDGET
- * holds, a multiple of the work-group search's tile.
+ * Grid rows per band: the option's, or as many as the table budget holds,
+ * a multiple of the work-group search's tile.
  */
-static int band_rows(const DenoiseOpenCLContext *dn, const DenoiseSearch *ds,
-                     size_t ref_bytes)
+static int band_rows(AVFilterContext *avctx, const DenoiseOpenCLContext *dn,
+                     const DenoiseSearch *ds, size_t ref_bytes)
 {
     size_t row_bytes = FFMAX((size_t)ds->nx * ref_bytes, 1);
-    size_t rows = DENOISE_TABLE_BUDGET / row_bytes;
+    size_t rows = table_budget(avctx) / row_bytes;
 
     if (dn->band_rows > 0)
         return FFMIN(dn->band_rows, ds->ny);
@@ -801,7 +813,7 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->ny         = (height - patch + step - 1) / step + 1;
     ds->regular_nx = (width  - patch) / step + 1;
     ds->regular_ny = (height - patch) / step + 1;
-    ds->band       = band_rows(dn, ds, ref_bytes);
+    ds->band       = band_rows(avctx, dn, ds, ref_bytes);
 
     region    = (tile - 1) * step + patch;
     local_mem = local_mem_size(avctx);

@@ -45,9 +45,15 @@
 /**
  * Device memory for the tables of the reference patches (neighbours, their
  * distances or weights) of one band of the grid: a large frame is searched
- * and filtered band by band, with the same result.
+ * and filtered band by band, with the same result. The budget is a share of
+ * the device's memory within these bounds: every band is a kernel launch
+ * of its own, and launches of less than a few waves of work-groups leave a
+ * large GPU idle at their end, so bands are only as small as the device
+ * needs.
  */
-#define DENOISE_TABLE_BUDGET   (32 << 20)
+#define DENOISE_TABLE_SHARE    32           ///< 1 / share of the device memory
+#define DENOISE_TABLE_MIN      (32 << 20)
+#define DENOISE_TABLE_MAX      (1 << 30)
 
 enum DenoiseSearchMode {
     DENOISE_SEARCH_AUTO,    ///< work-group search on GPUs, per-patch on CPUs
@@ -254,7 +260,7 @@ typedef struct DenoiseOpenCLContext {
 
 #define DENOISE_OPENCL_BAND_OPTION(type, flags)                                                     \
     { "band", "rows of reference patches filtered at once, for testing and tuning "                \
-      "(same output; 0: as many as 32 MiB of tables hold)",                                        \
+      "(same output; 0: as many as 1/32 of the device memory holds)",                                        \
       offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, flags }
 
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \

@@ -13,7 +13,8 @@
 # - whole command from a raw 1080p yuv420p file through hwupload/hwdownload
 #   to -f null, by wall clock (frames per second).
 # - with CLTRACE_SO (tests/tools/cltrace.so), the peak OpenCL memory of one
-#   4608x3456 frame, gray and gbrp, through each filter and preset.
+#   4608x3456 frame, gray and gbrp, through each filter and preset (a binary
+#   that rejects MEMORY_OPTS shows 0).
 # Details go to $OUT; a short table is printed last. QUICK=1: small frames,
 # to check the script on a CPU device.
 
@@ -101,13 +102,15 @@ kernel bm-ref-big $BIG gray     4 "bm3d_gpu=sigma=20:preset=ref"
 kernel vb-hd      $HD  yuv420p 20 "vbm3d_gpu=sigma=20"
 kernel vb-causal  $HD  yuv420p 20 "vbm3d_gpu=sigma=20:causal=1"
 
+# MEMORY_OPTS: further options for the memory rows, e.g. :band=16 (the
+# smallest automatic bands: the memory of a device with little of it)
 if [ -n "${CLTRACE_SO:-}" ]; then
     for fmt in gray gbrp; do
-        memory $BIG $fmt "nlmeans_gpu=sigma=20"
-        memory $BIG $fmt "nlmeans_gpu=sigma=20:p=5:step=1"
-        memory $BIG $fmt "bm3d_gpu=sigma=20"
-        memory $BIG $fmt "bm3d_gpu=sigma=20:preset=ref"
-        memory $BIG $fmt "vbm3d_gpu=sigma=20"
+        for f in "nlmeans_gpu=sigma=20" "nlmeans_gpu=sigma=20:p=5:step=1" "bm3d_gpu=sigma=20" \
+                 "bm3d_gpu=sigma=20:preset=ref" "vbm3d_gpu=sigma=20"; do
+            memory $BIG $fmt "$f"
+            [ -n "${MEMORY_OPTS:-}" ] && memory $BIG $fmt "$f$MEMORY_OPTS"
+        done
     done
 fi
 
