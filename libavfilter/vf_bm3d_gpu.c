@@ -77,8 +77,15 @@ enum BM3DEstimate {
 };
 
 enum BM3DTransform {
+    TRANSFORM_PRESET = -1,
     TRANSFORM_BIOR,
     TRANSFORM_DCT,
+};
+
+enum BM3DTransform1D {
+    TRANSFORM1D_PRESET = -1,
+    TRANSFORM1D_HADAMARD,
+    TRANSFORM1D_HAAR,
 };
 
 enum BM3DAtomics {
@@ -102,9 +109,20 @@ typedef struct BM3DStep {
 } BM3DStep;
 
 static const BM3DStep presets[3][2] = {
-    [PRESET_FAST]  = { { 4,  8, 21, 2500 }, { 4,  8, 21, 400 } },
-    [PRESET_REF]   = { { 3, 16, 39, 2500 }, { 3, 32, 39, 400 } },
+    [PRESET_FAST]  = { { 4, 16, 21, 3000 }, { 4, 16, 21, 400 } },
+    [PRESET_REF]   = { { 3, 16, 39, 3000 }, { 3, 32, 39, 400 } },
     [PRESET_VIDEO] = { { 6,  8,  7, 2500, 5 }, { 4, 8, 7, 400, 5 } },
+};
+
+/* The transforms of each preset: `ref` has those of the reference
+ * implementation (Bior1.5 in the first step, Haar along the groups). */
+static const struct {
+    enum BM3DTransform transform;
+    enum BM3DTransform1D transform1d;
+} preset_transforms[3] = {
+    [PRESET_FAST]  = { TRANSFORM_DCT,  TRANSFORM1D_HADAMARD },
+    [PRESET_REF]   = { TRANSFORM_BIOR, TRANSFORM1D_HAAR },
+    [PRESET_VIDEO] = { TRANSFORM_DCT,  TRANSFORM1D_HADAMARD },
 };
 
 typedef struct BM3DGPUContext {
@@ -308,6 +326,10 @@ static int resolve_parameters(AVFilterContext *avctx)
             return AVERROR(EINVAL);
         }
     }
+    if (s->transform == TRANSFORM_PRESET)
+        s->transform = preset_transforms[s->preset].transform;
+    if (s->haar == TRANSFORM1D_PRESET)
+        s->haar = preset_transforms[s->preset].transform1d == TRANSFORM1D_HAAR;
     s->nb_max = FFMAX(s->par[0].group, s->par[1].group);
     if (s->causal)
         s->future = 0;
@@ -923,21 +945,22 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     { "thmse2", "largest mean squared difference of a matching block, second step (-1: " THMSE2 ")", \
       OFFSET(opt[1].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS }
 
-/* The denoising options of both filters, before their block options. */
-#define BM3D_COMMON_OPTIONS                                                                          \
+/* The denoising options of both filters, before their block options; the
+ * strings say where the transforms' defaults come from. */
+#define BM3D_COMMON_OPTIONS(TRANSFORM, TRANSFORM1D)                                                  \
     DENOISE_OPENCL_SIGMA_OPTIONS(BM3DGPUContext, RFLAGS),                                           \
     { "hdthr", "hard threshold of the first step, in units of sigma",                              \
       OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },                           \
     { "kaiser", "beta of the Kaiser window of the aggregation",                                     \
       OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, KAISER_MAX, FLAGS },                      \
-    { "transform", "2-D transform of the first step (the second uses the DCT)",                     \
-      OFFSET(transform), AV_OPT_TYPE_INT, { .i64 = TRANSFORM_DCT }, TRANSFORM_BIOR, TRANSFORM_DCT, FLAGS, .unit = "transform" }, \
+    { "transform", "2-D transform of the first step, the second uses the DCT (-1: " TRANSFORM ")",  \
+      OFFSET(transform), AV_OPT_TYPE_INT, { .i64 = TRANSFORM_PRESET }, TRANSFORM_PRESET, TRANSFORM_DCT, FLAGS, .unit = "transform" }, \
         { "dct",  "discrete cosine transform",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_DCT },  0, 0, FLAGS, .unit = "transform" }, \
         { "bior", "Bior1.5 wavelet, three levels", 0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM_BIOR }, 0, 0, FLAGS, .unit = "transform" }, \
-    { "transform1d", "1-D transform along the groups, both steps",                                  \
-      OFFSET(haar), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1, FLAGS, .unit = "transform1d" },            \
-        { "hadamard", "Walsh-Hadamard transform",     0, AV_OPT_TYPE_CONST, { .i64 = 0 }, 0, 0, FLAGS, .unit = "transform1d" }, \
-        { "haar",     "Haar wavelet, all levels",     0, AV_OPT_TYPE_CONST, { .i64 = 1 }, 0, 0, FLAGS, .unit = "transform1d" }, \
+    { "transform1d", "1-D transform along the groups, both steps (-1: " TRANSFORM1D ")",            \
+      OFFSET(haar), AV_OPT_TYPE_INT, { .i64 = TRANSFORM1D_PRESET }, TRANSFORM1D_PRESET, TRANSFORM1D_HAAR, FLAGS, .unit = "transform1d" }, \
+        { "hadamard", "Walsh-Hadamard transform",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM1D_HADAMARD }, 0, 0, FLAGS, .unit = "transform1d" }, \
+        { "haar",     "Haar wavelet, all levels",     0, AV_OPT_TYPE_CONST, { .i64 = TRANSFORM1D_HAAR },     0, 0, FLAGS, .unit = "transform1d" }, \
     { "estim", "estimate to output",                                                                \
       OFFSET(estim), AV_OPT_TYPE_INT, { .i64 = ESTIMATE_FINAL }, ESTIMATE_FINAL, ESTIMATE_BASIC, FLAGS, .unit = "estim" }, \
         { "final", "both steps: hard threshold, then Wiener filtering", 0, AV_OPT_TYPE_CONST, { .i64 = ESTIMATE_FINAL }, 0, 0, FLAGS, .unit = "estim" }, \
@@ -981,14 +1004,14 @@ static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)
 }
 
 static const AVOption bm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS,
+    BM3D_COMMON_OPTIONS("preset's, fast dct, ref bior", "preset's, fast hadamard, ref haar"),
     { "preset", "parameter set",
       OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
-        { "fast", "Davy & Ehret: step 4, 21x21 window, groups of 8", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
-        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
-    BM3D_STEP_OPTIONS("preset's, fast 4, ref 3", "preset's, fast 8, ref 16",
-                      "preset's, fast 21, ref 39", "preset's, 2500",
-                      "preset's, fast 4, ref 3", "preset's, fast 8, ref 32",
+        { "fast", "step 4, 21x21 window, groups of 16", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
+        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32, Bior1.5, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
+    BM3D_STEP_OPTIONS("preset's, fast 4, ref 3", "preset's, fast 16, ref 16",
+                      "preset's, fast 21, ref 39", "preset's, 3000",
+                      "preset's, fast 4, ref 3", "preset's, fast 16, ref 32",
                       "preset's, fast 21, ref 39", "preset's, 400"),
     DENOISE_OPENCL_SEARCH_OPTION(BM3DGPUContext, FLAGS),
     BM3D_TUNING_OPTIONS,
@@ -1021,7 +1044,7 @@ static av_cold int vbm3d_gpu_init_filter(AVFilterContext *avctx)
 }
 
 static const AVOption vbm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS,
+    BM3D_COMMON_OPTIONS("dct", "hadamard"),
     BM3D_STEP_OPTIONS("6", "8", "7", "2500", "4", "8", "7", "400"),
     { "prange", "predictive search window in the other frames, first step (0: 5)",
       OFFSET(opt[0].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },

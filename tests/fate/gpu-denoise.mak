@@ -135,8 +135,8 @@ $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-int32,bm3d_gpu,33:65,yuv444p,gray,si
 fate-bm3d-gpu-int32: REF = $(SRC_PATH)/tests/ref/fate/bm3d-gpu-ref
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-basic,bm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bior,bm3d_gpu,64:48,yuv444p,gray,sigma=20:transform=bior,3))
-$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-haar,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=haar,3))
-$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bior-ref,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform=bior,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-ref-hadamard,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform1d=hadamard,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-ref-dct,bm3d_gpu,33:65,yuv444p,gray,sigma=20:preset=ref:transform=dct,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-group1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=1:group2=1,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-group32,bm3d_gpu,33:65,yuv444p,gray,sigma=20:group=32:group2=32,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bstep1,bm3d_gpu,33:65,yuv444p,gray,sigma=20:bstep=1:bstep2=1,3))

@@ -74,10 +74,11 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
     static const struct {
         const char *name;
         BM3DModelStep steps[2];
+        int transform, haar;
     } profiles[] = {
-        /*          step window group tau */
-        { "fast", { { 4, 21,  8, 2500.0f }, { 4, 21,  8, 400.0f } } },
-        { "ref",  { { 3, 39, 16, 2500.0f }, { 3, 39, 32, 400.0f } } },
+        /*          step window group tau                                  DCT Haar */
+        { "fast", { { 4, 21, 16, 3000.0f }, { 4, 21, 16, 400.0f } },        1,  0 },
+        { "ref",  { { 3, 39, 16, 3000.0f }, { 3, 39, 32, 400.0f } },        0,  1 },
     };
     size_t i;
 
@@ -86,8 +87,8 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
             par->sigma    = 10.0f;
             par->lambda   = 2.7f;
             par->beta     = 2.0f;
-            par->transform = 1;
-            par->haar      = 0;
+            par->transform = profiles[i].transform;
+            par->haar      = profiles[i].haar;
             par->steps[0] = profiles[i].steps[0];
             par->steps[1] = profiles[i].steps[1];
             par->estim    = 0;
