@@ -53,7 +53,7 @@ static void usage(void)
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
         "  -beta B             Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (fast dct, ref bior)\n"
-        "  -transform1d T      along groups: hadamard or haar         (fast hadamard, ref haar)\n"
+        "  -transform1d T      along groups: hadamard or haar         (haar)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"

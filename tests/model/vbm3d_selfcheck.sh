@@ -122,10 +122,10 @@ same_as_bm3d() {
         -group "$g" -group2 "$g" -bstep "$s1" -bstep2 "$s2" \
         -range "$w1" -range2 "$w2" -prange 3 -prange2 9 \
         -o "$v%d.$ext" -basic "${v}_basic%d.$ext" "$WORK/$in" &&
-    # vbm3d_gpu's matching thresholds (2500, 400) unless given: bm3d_ref's
-    # profiles have their own
+    # vbm3d_gpu's matching thresholds (2500, 400) and Walsh-Hadamard
+    # transform unless given: bm3d_ref's profiles have their own
     # shellcheck disable=SC2086
-    "$TOOLS/bm3d_ref" -tau1 2500 -tau2 400 $(bm3d_options "$common") \
+    "$TOOLS/bm3d_ref" -tau1 2500 -tau2 400 -transform1d hadamard $(bm3d_options "$common") \
         -group1 "$g" -group2 "$g" -step1 "$s1" -step2 "$s2" \
         -window1 "$w1" -window2 "$w2" \
         -basic "${b}_basic.$ext" "$WORK/$in" "$b.$ext" || {
