@@ -277,14 +277,47 @@ float ff_denoise_opencl_opponent_sigma(float sigma, int c)
     return (float)((double)sigma * sqrt(gain[c]));
 }
 
+/*
+ * The noise of opponent channel c of RGB planes of estimated noise: the
+ * squares of the rows of the transform (denoise_opponent_forward) weigh the
+ * variances of R, G and B.
+ */
+static float estimated_opponent_sigma(const DenoiseOpenCLContext *dn, int c)
+{
+    static const double weight[3][3] = {
+        { 1.0 / 9,  1.0 / 9, 1.0 / 9  },
+        { 1.0 / 4,  0.0,     1.0 / 4  },
+        { 1.0 / 16, 1.0 / 4, 1.0 / 16 },
+    };
+    double var = 0.0;
+
+    for (int k = 0; k < 3; k++) {
+        double sigma = ff_denoise_noise_sigma(dn, k, dn->noise.slot);
+        var += weight[c][k] * sigma * sigma;
+    }
+    return (float)sqrt(var);
+}
+
 float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
                               int opponent)
 {
     int chroma = ff_denoise_opencl_is_chroma(&dn->layout, c);
 
+    if (dn->noise.mode == DENOISE_NOISE_FIXED) {
+        if (opponent)
+            return ff_denoise_opencl_opponent_sigma(dn->sigma, c);
+        return chroma && dn->csigma >= 0 ? dn->csigma : dn->sigma;
+    }
     if (opponent)
-        return ff_denoise_opencl_opponent_sigma(dn->sigma, c);
-    return chroma && dn->csigma >= 0 ? dn->csigma : dn->sigma;
+        return estimated_opponent_sigma(dn, c);
+    if (chroma && dn->csigma >= 0)
+        return dn->csigma;
+    return ff_denoise_noise_sigma(dn, c, dn->noise.slot);
+}
+
+void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t)
+{
+    dn->noise.slot = t % dn->fq.ring;
 }
 
 /*
@@ -350,7 +383,7 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 4 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 6 <= FF_ARRAY_ELEMS(src));
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
@@ -358,8 +391,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     }
     src[n++] = defines;
     src[n++] = search_defines;
+    src[n++] = ff_denoise_noise_defines;
     src[n++] = ff_source_denoise_common_cl;
     src[n++] = ff_source_patch_search_cl;
+    src[n++] = ff_source_noise_estimate_cl;
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
@@ -372,7 +407,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                      props, &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create OpenCL command queue: %d.\n", cle);
 
-    return create_shared_kernels(avctx, dn);
+    err = create_shared_kernels(avctx, dn);
+    if (err < 0)
+        return err;
+    return ff_denoise_noise_init(avctx, dn);
 fail:
     return err;
 }
@@ -460,6 +498,7 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         av_frame_free(&dn->fq.frames[i]);
     for (int i = 0; i < DENOISE_NB_KERNELS; i++)
         CL_RELEASE_KERNEL(dn->kernels[i]);
+    ff_denoise_noise_uninit(avctx, dn);
     CL_RELEASE_QUEUE(dn->queue);
     av_buffer_unref(&dn->sw_frames_ref);
 }
@@ -665,6 +704,12 @@ int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
         if (!ff_denoise_opencl_selected(dn, c))
             continue;
         err = load_component(avctx, dn, in, c, rings[c], slots[c]);
+        if (err < 0)
+            return err;
+    }
+    if (dn->noise.mode != DENOISE_NOISE_FIXED) {
+        int err = ff_denoise_noise_estimate(avctx, dn, in, rings, slots,
+                                            dn->fq.nb_in % dn->fq.ring);
         if (err < 0)
             return err;
     }
@@ -964,9 +1009,12 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (!out)
         return AVERROR(ENOMEM);
     err = av_frame_copy_props(out, in);
+    if (err >= 0 && dn->noise.mode != DENOISE_NOISE_FIXED)
+        err = ff_denoise_noise_export(avctx, dn, out, slot);
     if (err < 0)
         goto fail;
 
+    ff_denoise_opencl_use_frame(dn, fq->nb_out);
     if (fq->disabled[slot]) {
         err = ops->skip ? ops->skip(avctx, fq->nb_out, fq->nb_in - 1) : 0;
         if (err >= 0)

@@ -633,6 +633,8 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
                                                  s->future);
     int err;
 
+    /* the noise of frame t, when estimated */
+    ff_denoise_opencl_use_frame(&s->dn, t);
     for (int c0 = 0; c0 < s->dn.layout.nb_components; c0++) {
         int n = group_members(s, c0);
 
