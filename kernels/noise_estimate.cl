@@ -166,7 +166,8 @@ static int noise_kept(uint n, uint num, uint den, uint least)
  * kept in intensity bin b (b < NOISE_IBINS), the flattest n * num / den of
  * them, and in thresholds[NOISE_IBINS] the same over the whole plane; -1
  * where no block is kept. The number of blocks of each intensity bin goes
- * to stats[0 .. NOISE_IBINS - 1]. hist_low is cleared for the next plane
+ * to stats[0 .. NOISE_IBINS - 1]. At least 'least' blocks are kept over
+ * the plane, 'bin_least' in an intensity bin. hist_low is cleared for the next plane
  * and the 'rows' histograms of the high-frequency energy that follow in
  * stats, for noise_accumulate. The plane's part of stats starts 'base'
  * words in.
@@ -178,7 +179,8 @@ __kernel void noise_select(__global uint *hist_low,
                            int rows,
                            uint num,
                            uint den,
-                           uint least)
+                           uint least,
+                           uint bin_least)
 {
     __local uint hist[NOISE_IBINS * NOISE_LBINS];
     __local uint column[NOISE_LBINS];
@@ -207,7 +209,7 @@ __kernel void noise_select(__global uint *hist_low,
 
         for (int j = 0; j < NOISE_LBINS; j++)
             n += h[j];
-        kept = noise_kept(n, num, den, least);
+        kept = noise_kept(n, num, den, id < NOISE_IBINS ? bin_least : least);
         for (int j = 0; j < NOISE_LBINS && (int)cum < kept; j++) {
             cum += h[j];
             last = j;
@@ -253,4 +255,33 @@ __kernel void noise_accumulate(__global const uint *codes,
         atomic_inc(&rows[hbin]);
     if (per_bin && lbin <= thresholds[ibin])
         atomic_inc(&rows[(1 + ibin) * NOISE_HBINS + hbin]);
+}
+
+/*
+ * sigma=curve: a variance-stabilising transform or its inverse, in place,
+ * on the plane that starts 'offset' floats into 'plane': v becomes the
+ * linear interpolation of 'table' (NOISE_VST_POINTS values, from 'table_offset'
+ * on) at (v - start) * scale, clamped to the table.
+ */
+__kernel void noise_vst(__global float *plane,
+                        uint offset,
+                        int width,
+                        int height,
+                        __global const float *table,
+                        uint table_offset,
+                        float start,
+                        float scale)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    __global const float *t = table + table_offset;
+    uint i = offset + y * width + x;
+    float u;
+    int k;
+
+    if (x >= width || y >= height)
+        return;
+    u = clamp((plane[i] - start) * scale, 0.0f, (float)(NOISE_VST_POINTS - 1));
+    k = min((int)u, NOISE_VST_POINTS - 2);
+    plane[i] = t[k] + (u - k) * (t[k + 1] - t[k]);
 }

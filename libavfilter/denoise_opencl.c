@@ -111,6 +111,25 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
     return 0;
 }
 
+int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    if (dn->sigma < 0 && dn->sigma != DENOISE_SIGMA_AUTO && dn->sigma != DENOISE_SIGMA_CURVE) {
+        av_log(avctx, AV_LOG_ERROR, "sigma must be from 0 to 255, auto (-1) or "
+               "curve (-2).\n");
+        return AVERROR(EINVAL);
+    }
+    if (dn->device && !avctx->hw_device_ctx) {
+        int err = av_hwdevice_ctx_create(&avctx->hw_device_ctx, AV_HWDEVICE_TYPE_OPENCL,
+                                         dn->device, NULL, 0);
+        if (err < 0) {
+            av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
+                   dn->device, av_err2str(err));
+            return err;
+        }
+    }
+    return ff_opencl_filter_init(avctx);
+}
+
 int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
                                     AVFilterFormatsConfig **cfg_in,
                                     AVFilterFormatsConfig **cfg_out)
@@ -157,7 +176,7 @@ static int set_device(AVFilterContext *avctx)
         ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type != AV_HWDEVICE_TYPE_OPENCL) {
         av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device: "
                "give one with -init_hw_device opencl and -filter_hw_device, "
-               "or upload the frames with hwupload.\n");
+               "or with the device option, or upload the frames with hwupload.\n");
         return AVERROR(EINVAL);
     }
     av_buffer_unref(&ocf->device_ref);
@@ -313,6 +332,30 @@ float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
     if (chroma && dn->csigma >= 0)
         return dn->csigma;
     return ff_denoise_noise_sigma(dn, c, dn->noise.slot);
+}
+
+int ff_denoise_opencl_process_command(AVFilterContext *avctx,
+                                      DenoiseOpenCLContext *dn, const char *cmd,
+                                      const char *arg, char *res, int res_len,
+                                      int flags)
+{
+    float sigma = dn->sigma, csigma = dn->csigma;
+    int err = ff_filter_process_command(avctx, cmd, arg, res, res_len, flags);
+
+    if (err < 0 || !dn->initialised)
+        return err;
+    /* the estimation is set up, or not, with the filter */
+    if ((dn->noise.mode == DENOISE_NOISE_FIXED && dn->sigma < 0) ||
+        (dn->noise.mode != DENOISE_NOISE_FIXED &&
+         (dn->sigma != sigma || (dn->csigma < 0) != (csigma < 0)))) {
+        av_log(avctx, AV_LOG_ERROR, "sigma cannot change from or to auto or "
+               "curve while filtering, nor, with auto or curve, csigma from or "
+               "to -1.\n");
+        dn->sigma  = sigma;
+        dn->csigma = csigma;
+        return AVERROR(EINVAL);
+    }
+    return 0;
 }
 
 void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t)
@@ -1021,6 +1064,8 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
             err = copy_frame(avctx, dn, out, in);
     } else {
         err = ops->denoise(avctx, fq->nb_out, fq->nb_in - 1, &mask);
+        if (err >= 0 && dn->noise.mode == DENOISE_NOISE_CURVE)
+            err = ff_denoise_noise_inverse(avctx, dn, planes, mask, slot);
         if (err >= 0)
             err = store_frame(avctx, dn, out, in, planes, mask);
     }

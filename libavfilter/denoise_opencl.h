@@ -201,11 +201,14 @@ enum DenoiseNoiseMode {
 #define DENOISE_NOISE_CLIP_MAX  4       ///< blocks with as many clipped samples are left out
 /** Per plane: block counts per intensity bin, then the high-frequency histograms. */
 #define DENOISE_NOISE_STATS     (DENOISE_NOISE_IBINS + (1 + DENOISE_NOISE_IBINS) * DENOISE_NOISE_HBINS)
+/** Points of the tables of the variance-stabilising transform and its inverse. */
+#define DENOISE_NOISE_VST_POINTS 257
 
 enum DenoiseNoiseKernel {
     DENOISE_NOISE_KERNEL_BLOCKS,
     DENOISE_NOISE_KERNEL_SELECT,
     DENOISE_NOISE_KERNEL_ACCUMULATE,
+    DENOISE_NOISE_KERNEL_VST,
     DENOISE_NOISE_NB_KERNELS,
 };
 
@@ -230,6 +233,16 @@ typedef struct DenoiseNoise {
     int64_t last_pts;
     double  var[DENOISE_MAX_COMPONENTS];      ///< smoothed variance (< 0: none yet)
     double  counts[DENOISE_NOISE_IBINS];      ///< last frame's share of blocks per intensity bin
+    double  bin_var[DENOISE_MAX_COMPONENTS][DENOISE_NOISE_IBINS]; ///< sigma=curve: per bin
+
+    /* sigma=curve: the variance-stabilising transform of each component,
+     * tables of DENOISE_NOISE_VST_POINTS values */
+    cl_mem vst_forward;                       ///< of the frame being loaded, per component
+    cl_mem vst_inverse;                       ///< per slot and component
+    float *tables;                            ///< host copy of both, the same layout
+    float inverse_start[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< value of the first point
+    float inverse_scale[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< points per unit
+    float curve[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS][DENOISE_NOISE_IBINS]; ///< sigma per bin, -1: none
 
     /* per slot of the frame queue, for the frame in it */
     float frame_sigma[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< its own estimate
@@ -261,6 +274,7 @@ typedef struct DenoiseOpenCLContext {
     int   planes;
     int   search_mode;                        ///< enum DenoiseSearchMode
     int   profile;                            ///< collect kernel times
+    char *device;                             ///< OpenCL device to create, "P.D"
 
     DenoiseLayout layout;                     ///< of the input frames
     int width, height;                        ///< of the input frames
@@ -314,9 +328,22 @@ typedef struct DenoiseOpenCLContext {
         { "direct", "one work-item per reference patch", 0, AV_OPT_TYPE_CONST,                     \
           { .i64 = DENOISE_SEARCH_DIRECT }, 0, 0, flags, .unit = "search" }
 
+#define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                                   \
+    { "device", "OpenCL device to create when the filter is given none, as P.D (platform.device)", \
+      offsetof(type, dn.device), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, flags }
+
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \
     { "profile", "log the kernel time of each stage for every frame, for tuning",                  \
       offsetof(type, dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, flags }
+
+/**
+ * The init of the denoisers, after their own checks: sigma must be a value
+ * or auto or curve; with the device
+ * option and no device given to the filter, create that OpenCL device and
+ * give it to the filter (as -filter_hw_device would: for graphs without a
+ * device, such as ffprobe's lavfi input), then ff_opencl_filter_init().
+ */
+int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 
 /** NULL-terminated list of the software formats the denoisers accept. */
 extern const enum AVPixelFormat ff_denoise_opencl_formats[];
@@ -380,6 +407,17 @@ float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
 float ff_denoise_opencl_opponent_sigma(float sigma, int c);
 
 /**
+ * The process_command of the denoisers: ff_filter_process_command(), except
+ * that sigma cannot change from or to auto or curve once the filter is set
+ * up, nor, with auto or curve, csigma from or to -1 (what is estimated is
+ * decided then).
+ */
+int ff_denoise_opencl_process_command(AVFilterContext *avctx,
+                                      DenoiseOpenCLContext *dn, const char *cmd,
+                                      const char *arg, char *res, int res_len,
+                                      int flags);
+
+/**
  * The frame whose noise ff_denoise_opencl_sigma() gives from now on, when
  * it is estimated: frame t of the queue. ff_denoise_opencl_activate() sets
  * the frame it outputs; a filter that filters other frames first (the
@@ -415,12 +453,24 @@ int ff_denoise_noise_estimate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                               const AVFrame *in, cl_mem *rings,
                               const int *slots, int qslot);
 
-/** The estimated noise of component c of the frame of slot 'slot'. */
+/**
+ * The estimated noise of component c of the frame of slot 'slot'; with
+ * sigma=curve that of its planes after the variance-stabilising transform.
+ */
 float ff_denoise_noise_sigma(const DenoiseOpenCLContext *dn, int c, int slot);
 
 /**
+ * With sigma=curve, enqueue the inverse variance-stabilising transform of
+ * the denoised planes of the components set in 'mask' (planes[c], the
+ * filter's output planes) of the frame of slot 'slot'.
+ */
+int ff_denoise_noise_inverse(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                             cl_mem *planes, int mask, int slot);
+
+/**
  * Attach the estimates of the frame of slot 'slot' to its output frame as
- * metadata lavfi.<filter>.sigma.<component>.
+ * metadata lavfi.<filter>.sigma.<component>, and with sigma=curve
+ * lavfi.<filter>.curve.<component>.<intensity>.
  */
 int ff_denoise_noise_export(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                             AVFrame *out, int slot);
