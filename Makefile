@@ -180,6 +180,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/video_quality.md
+	$(PYTHON) tests/quality/noise_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/noise_quality.md
 
 SIGMA ?= 20
 demo: ffmpeg $(TEST_TOOLS)
