@@ -39,7 +39,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -75,7 +75,7 @@ $(TESTBIN)/vbm3d_ref: $(VBM3D_REF_SRC) tests/model/vbm3d_model.h tests/model/bm3
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $(VBM3D_REF_SRC) tests/model/ref_tool.c tests/tools/pnm.c -lm
 
-$(TESTBIN)/awgn $(TESTBIN)/cmpimg: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
+$(TESTBIN)/awgn $(TESTBIN)/cmpimg $(TESTBIN)/noise_methods: $(TESTBIN)/%: tests/tools/%.c $(PNM_SRC)
 	@mkdir -p $(TESTBIN)
 	$(CC) $(TOOLS_CFLAGS) -o $@ $< tests/tools/pnm.c -lm
 
@@ -204,6 +204,10 @@ check-quality: ffmpeg $(TEST_TOOLS)
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
 	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
 	    --report $(BUILDDIR)/quality/video_quality.md
+	$(PYTHON) tests/quality/noise_quality.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    --report $(BUILDDIR)/quality/noise_quality.md
 
 SIGMA ?= 20
 demo: ffmpeg $(TEST_TOOLS)
@@ -258,6 +262,13 @@ bench-pipeline: ffmpeg $(TESTBIN)/clbandwidth
 # Speed of nlmeans_gpu and nlmeans_opencl (see doc/benchmarks.md)
 bench-nlmeans-speed: ffmpeg
 	FFMPEG=$(FFMPEG) DEVICE=$(OPENCL_DEVICE) OUT=$(BUILDDIR)/bench tests/bench/nlmeans_speed.sh
+
+# The noise estimation methods compared (tests/bench/noise_methods.py,
+# doc/benchmarks.md): the DCT-block method the filters use and the PCA one
+bench-noise-methods: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/noise_methods
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/bench/noise_methods.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	    --work $(BUILDDIR)/noise-methods
 
 # The Python bm3d reference on the quality test's images (PyPI, installed in
 # a virtual environment under $(BUILDDIR); see doc/benchmarks.md)

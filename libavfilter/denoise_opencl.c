@@ -111,6 +111,25 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
     return 0;
 }
 
+int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    if (dn->sigma < 0 && dn->sigma != DENOISE_SIGMA_AUTO && dn->sigma != DENOISE_SIGMA_CURVE) {
+        av_log(avctx, AV_LOG_ERROR, "sigma must be from 0 to 255, auto (-1) or "
+               "curve (-2).\n");
+        return AVERROR(EINVAL);
+    }
+    if (dn->device && !avctx->hw_device_ctx) {
+        int err = av_hwdevice_ctx_create(&avctx->hw_device_ctx, AV_HWDEVICE_TYPE_OPENCL,
+                                         dn->device, NULL, 0);
+        if (err < 0) {
+            av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
+                   dn->device, av_err2str(err));
+            return err;
+        }
+    }
+    return ff_opencl_filter_init(avctx);
+}
+
 int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
                                     AVFilterFormatsConfig **cfg_in,
                                     AVFilterFormatsConfig **cfg_out)
@@ -157,7 +176,7 @@ static int set_device(AVFilterContext *avctx)
         ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type != AV_HWDEVICE_TYPE_OPENCL) {
         av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device: "
                "give one with -init_hw_device opencl and -filter_hw_device, "
-               "or upload the frames with hwupload.\n");
+               "or with the device option, or upload the frames with hwupload.\n");
         return AVERROR(EINVAL);
     }
     av_buffer_unref(&ocf->device_ref);
@@ -277,14 +296,71 @@ float ff_denoise_opencl_opponent_sigma(float sigma, int c)
     return (float)((double)sigma * sqrt(gain[c]));
 }
 
+/*
+ * The noise of opponent channel c of RGB planes of estimated noise: the
+ * squares of the rows of the transform (denoise_opponent_forward) weigh the
+ * variances of R, G and B.
+ */
+static float estimated_opponent_sigma(const DenoiseOpenCLContext *dn, int c)
+{
+    static const double weight[3][3] = {
+        { 1.0 / 9,  1.0 / 9, 1.0 / 9  },
+        { 1.0 / 4,  0.0,     1.0 / 4  },
+        { 1.0 / 16, 1.0 / 4, 1.0 / 16 },
+    };
+    double var = 0.0;
+
+    for (int k = 0; k < 3; k++) {
+        double sigma = ff_denoise_noise_sigma(dn, k, dn->noise.slot);
+        var += weight[c][k] * sigma * sigma;
+    }
+    return (float)sqrt(var);
+}
+
 float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
                               int opponent)
 {
     int chroma = ff_denoise_opencl_is_chroma(&dn->layout, c);
 
+    if (dn->noise.mode == DENOISE_NOISE_FIXED) {
+        if (opponent)
+            return ff_denoise_opencl_opponent_sigma(dn->sigma, c);
+        return chroma && dn->csigma >= 0 ? dn->csigma : dn->sigma;
+    }
     if (opponent)
-        return ff_denoise_opencl_opponent_sigma(dn->sigma, c);
-    return chroma && dn->csigma >= 0 ? dn->csigma : dn->sigma;
+        return estimated_opponent_sigma(dn, c);
+    if (chroma && dn->csigma >= 0)
+        return dn->csigma;
+    return ff_denoise_noise_sigma(dn, c, dn->noise.slot);
+}
+
+int ff_denoise_opencl_process_command(AVFilterContext *avctx,
+                                      DenoiseOpenCLContext *dn, const char *cmd,
+                                      const char *arg, char *res, int res_len,
+                                      int flags)
+{
+    float sigma = dn->sigma, csigma = dn->csigma;
+    int err = ff_filter_process_command(avctx, cmd, arg, res, res_len, flags);
+
+    if (err < 0 || !dn->initialised)
+        return err;
+    /* the estimation is set up, or not, with the filter */
+    if ((dn->noise.mode == DENOISE_NOISE_FIXED && dn->sigma < 0) ||
+        (dn->noise.mode != DENOISE_NOISE_FIXED &&
+         (dn->sigma != sigma || (dn->csigma < 0) != (csigma < 0)))) {
+        av_log(avctx, AV_LOG_ERROR, "sigma cannot change from or to auto or "
+               "curve while filtering, nor, with auto or curve, csigma from or "
+               "to -1.\n");
+        dn->sigma  = sigma;
+        dn->csigma = csigma;
+        return AVERROR(EINVAL);
+    }
+    return 0;
+}
+
+void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t)
+{
+    dn->noise.slot = t % dn->fq.ring;
 }
 
 /*
@@ -351,7 +427,7 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 4 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 6 <= FF_ARRAY_ELEMS(src));
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
@@ -359,8 +435,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     }
     src[n++] = defines;
     src[n++] = search_defines;
+    src[n++] = ff_denoise_noise_defines;
     src[n++] = ff_source_denoise_common_cl;
     src[n++] = ff_source_patch_search_cl;
+    src[n++] = ff_source_noise_estimate_cl;
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
@@ -373,7 +451,10 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                      props, &cle);
     CL_FAIL_ON_ERROR(AVERROR(EIO), "Failed to create OpenCL command queue: %d.\n", cle);
 
-    return create_shared_kernels(avctx, dn);
+    err = create_shared_kernels(avctx, dn);
+    if (err < 0)
+        return err;
+    return ff_denoise_noise_init(avctx, dn);
 fail:
     return err;
 }
@@ -461,6 +542,7 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         av_frame_free(&dn->fq.frames[i]);
     for (int i = 0; i < DENOISE_NB_KERNELS; i++)
         CL_RELEASE_KERNEL(dn->kernels[i]);
+    ff_denoise_noise_uninit(avctx, dn);
     CL_RELEASE_QUEUE(dn->queue);
     av_buffer_unref(&dn->sw_frames_ref);
 }
@@ -666,6 +748,12 @@ int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
         if (!ff_denoise_opencl_selected(dn, c))
             continue;
         err = load_component(avctx, dn, in, c, rings[c], slots[c]);
+        if (err < 0)
+            return err;
+    }
+    if (dn->noise.mode != DENOISE_NOISE_FIXED) {
+        int err = ff_denoise_noise_estimate(avctx, dn, in, rings, slots,
+                                            dn->fq.nb_in % dn->fq.ring);
         if (err < 0)
             return err;
     }
@@ -1020,15 +1108,20 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (!out)
         return AVERROR(ENOMEM);
     err = av_frame_copy_props(out, in);
+    if (err >= 0 && dn->noise.mode != DENOISE_NOISE_FIXED)
+        err = ff_denoise_noise_export(avctx, dn, out, slot);
     if (err < 0)
         goto fail;
 
+    ff_denoise_opencl_use_frame(dn, fq->nb_out);
     if (fq->disabled[slot]) {
         err = ops->skip ? ops->skip(avctx, fq->nb_out, fq->nb_in - 1) : 0;
         if (err >= 0)
             err = copy_frame(avctx, dn, out, in);
     } else {
         err = ops->denoise(avctx, fq->nb_out, fq->nb_in - 1, &mask);
+        if (err >= 0 && dn->noise.mode == DENOISE_NOISE_CURVE)
+            err = ff_denoise_noise_inverse(avctx, dn, planes, mask, slot);
         if (err >= 0)
             err = store_frame(avctx, dn, out, in, planes, mask);
     }

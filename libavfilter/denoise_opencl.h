@@ -55,6 +55,10 @@
 #define DENOISE_TABLE_MIN      (32 << 20)
 #define DENOISE_TABLE_MAX      (1 << 30)
 
+/** Profiling stages of the shared layer, after the filters' own. */
+#define DENOISE_STAGE_VST   (DENOISE_MAX_STAGES - 2)
+#define DENOISE_STAGE_NOISE (DENOISE_MAX_STAGES - 1)
+
 enum DenoiseSearchMode {
     DENOISE_SEARCH_AUTO,    ///< work-group search on GPUs, per-patch on CPUs
     DENOISE_SEARCH_TILED,
@@ -189,6 +193,84 @@ typedef struct DenoiseChannels {
 /** One channel: the distance is the plain sum of squared differences. */
 #define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f } })
 
+/** The special values of the sigma option. */
+#define DENOISE_SIGMA_AUTO  -1
+#define DENOISE_SIGMA_CURVE -2
+
+enum DenoiseNoiseMode {
+    DENOISE_NOISE_FIXED,    ///< sigma and csigma as given
+    DENOISE_NOISE_AUTO,     ///< one standard deviation per plane, estimated
+    DENOISE_NOISE_CURVE,    ///< a standard deviation per intensity, estimated
+};
+
+/*
+ * The noise estimator (denoise_noise.c, kernels/noise_estimate.cl): 8x8
+ * blocks whose 2-D DCT's low frequencies 1 <= i + j <= LOW_MAX choose the
+ * flattest and whose high frequencies i + j >= HIGH_MIN measure the noise;
+ * histograms of those energies on a log scale, per intensity bin of the
+ * block mean.
+ */
+#define DENOISE_NOISE_IBINS     16      ///< intensity bins over 0..255
+#define DENOISE_NOISE_LOG2_MIN  -6      ///< the energy histograms start at 2^-6
+#define DENOISE_NOISE_OCTAVES   27      ///< and end at 2^21
+#define DENOISE_NOISE_LSUB      3       ///< log2 of the bins per octave, low frequencies
+#define DENOISE_NOISE_HSUB      5       ///< and high frequencies
+#define DENOISE_NOISE_LBINS     (DENOISE_NOISE_OCTAVES << DENOISE_NOISE_LSUB)
+#define DENOISE_NOISE_HBINS     (DENOISE_NOISE_OCTAVES << DENOISE_NOISE_HSUB)
+#define DENOISE_NOISE_LOW_MAX   3
+#define DENOISE_NOISE_HIGH_MIN  9
+#define DENOISE_NOISE_CLIP_MAX  4       ///< blocks with as many clipped samples are left out
+/** Per plane: block counts per intensity bin, then the high-frequency histograms. */
+#define DENOISE_NOISE_STATS     (DENOISE_NOISE_IBINS + (1 + DENOISE_NOISE_IBINS) * DENOISE_NOISE_HBINS)
+/** Points of the tables of the variance-stabilising transform and its inverse. */
+#define DENOISE_NOISE_VST_POINTS 257
+
+enum DenoiseNoiseKernel {
+    DENOISE_NOISE_KERNEL_BLOCKS,
+    DENOISE_NOISE_KERNEL_SELECT,
+    DENOISE_NOISE_KERNEL_ACCUMULATE,
+    DENOISE_NOISE_KERNEL_VST,
+    DENOISE_NOISE_NB_KERNELS,
+};
+
+/** The state of the noise estimation of a filter. */
+typedef struct DenoiseNoise {
+    int mode;                                 ///< enum DenoiseNoiseMode
+    int estimated[DENOISE_MAX_COMPONENTS];    ///< components whose noise is estimated
+    int step[DENOISE_MAX_COMPONENTS];         ///< of the grid of blocks
+    int nbx[DENOISE_MAX_COMPONENTS];          ///< blocks across and down
+    int nby[DENOISE_MAX_COMPONENTS];
+    size_t select_size;                       ///< work-group of noise_select
+    cl_kernel kernels[DENOISE_NOISE_NB_KERNELS];
+    cl_mem dct;                               ///< the 8x8 DCT
+    cl_mem codes;                             ///< per block
+    cl_mem hist_low;
+    cl_mem thresholds;
+    cl_mem stats;                             ///< DENOISE_NOISE_STATS per plane
+    uint32_t *stats_host;
+
+    /* smoothing over the frames, in their order */
+    int64_t nb_frames;                        ///< frames estimated
+    int64_t last_pts;
+    double  var[DENOISE_MAX_COMPONENTS];      ///< smoothed variance (< 0: none yet)
+    double  counts[DENOISE_NOISE_IBINS];      ///< last frame's share of blocks per intensity bin
+    double  bin_var[DENOISE_MAX_COMPONENTS][DENOISE_NOISE_IBINS]; ///< sigma=curve: per bin
+
+    /* sigma=curve: the variance-stabilising transform of each component,
+     * tables of DENOISE_NOISE_VST_POINTS values */
+    cl_mem vst_forward;                       ///< of the frame being loaded, per component
+    cl_mem vst_inverse;                       ///< per slot and component
+    float *tables;                            ///< host copy of both, the same layout
+    float inverse_start[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< value of the first point
+    float inverse_scale[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< points per unit
+    float curve[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS][DENOISE_NOISE_IBINS]; ///< sigma per bin, -1: none
+
+    /* per slot of the frame queue, for the frame in it */
+    float frame_sigma[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS]; ///< its own estimate
+    float sigma[DENOISE_MAX_RING][DENOISE_MAX_COMPONENTS];       ///< smoothed: the one used
+    int slot;                                 ///< of the frame being denoised
+} DenoiseNoise;
+
 /** The kernels of the shared program part. */
 enum DenoiseKernel {
     DENOISE_KERNEL_LOAD,
@@ -208,12 +290,14 @@ enum DenoiseKernel {
  */
 typedef struct DenoiseOpenCLContext {
     /* options common to the filters (DENOISE_OPENCL_*_OPTION*) */
-    float sigma;
+    float sigma;                              ///< or DENOISE_SIGMA_AUTO, _CURVE
     float csigma;
+    float sigma_tau;                          ///< time constant of the estimate's smoothing
     int   planes;
     int   search_mode;                        ///< enum DenoiseSearchMode
     int   band_rows;                          ///< grid rows per band, 0: auto
     int   profile;                            ///< collect kernel times
+    char *device;                             ///< OpenCL device to create, "P.D"
 
     DenoiseLayout layout;                     ///< of the input frames
     int width, height;                        ///< of the input frames
@@ -230,6 +314,7 @@ typedef struct DenoiseOpenCLContext {
     double stage_total_ms[DENOISE_MAX_STAGES];
     int64_t nb_frames_profiled;
     DenoiseFrameQueue fq;
+    DenoiseNoise noise;
 } DenoiseOpenCLContext;
 
 /*
@@ -238,10 +323,18 @@ typedef struct DenoiseOpenCLContext {
  * filtered, and the implementation switches for testing and tuning.
  */
 #define DENOISE_OPENCL_SIGMA_OPTIONS(type, runtime_flags)                                          \
-    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth",              \
-      offsetof(type, dn.sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, 0.0, 255.0, runtime_flags },    \
+    { "sigma", "noise standard deviation, on the 8-bit scale whatever the bit depth, or estimated", \
+      offsetof(type, dn.sigma), AV_OPT_TYPE_FLOAT, { .dbl = 10.0 }, DENOISE_SIGMA_CURVE, 255.0,    \
+      runtime_flags, .unit = "sigma" },                                                            \
+        { "auto",  "estimated from each frame, one value per plane", 0, AV_OPT_TYPE_CONST,         \
+          { .i64 = DENOISE_SIGMA_AUTO },  0, 0, runtime_flags, .unit = "sigma" },                  \
+        { "curve", "estimated from each frame as a function of intensity", 0, AV_OPT_TYPE_CONST,   \
+          { .i64 = DENOISE_SIGMA_CURVE }, 0, 0, runtime_flags, .unit = "sigma" },                  \
     { "csigma", "noise standard deviation of the chroma planes (-1: same as sigma)",               \
-      offsetof(type, dn.csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, runtime_flags }
+      offsetof(type, dn.csigma), AV_OPT_TYPE_FLOAT, { .dbl = -1.0 }, -1.0, 255.0, runtime_flags }, \
+    { "sigma_tau", "time constant in seconds of the smoothing of estimated sigmas (0: none)",      \
+      offsetof(type, dn.sigma_tau), AV_OPT_TYPE_FLOAT, { .dbl = 0.25 }, 0.0, 100.0,                \
+      (runtime_flags) & ~AV_OPT_FLAG_RUNTIME_PARAM }
 
 #define DENOISE_OPENCL_PLANES_OPTION(type, flags)                                                   \
     { "planes", "bit mask of the planes to filter",                                                \
@@ -263,9 +356,22 @@ typedef struct DenoiseOpenCLContext {
       "(same output; 0: as many as 1/32 of the device memory holds)",                                        \
       offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, flags }
 
+#define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                                   \
+    { "device", "OpenCL device to create when the filter is given none, as P.D (platform.device)", \
+      offsetof(type, dn.device), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, flags }
+
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \
     { "profile", "log the kernel time of each stage for every frame, for tuning",                  \
       offsetof(type, dn.profile), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, flags }
+
+/**
+ * The init of the denoisers, after their own checks: sigma must be a value
+ * or auto or curve; with the device
+ * option and no device given to the filter, create that OpenCL device and
+ * give it to the filter (as -filter_hw_device would: for graphs without a
+ * device, such as ffprobe's lavfi input), then ff_opencl_filter_init().
+ */
+int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 
 /** NULL-terminated list of the software formats the denoisers accept. */
 extern const enum AVPixelFormat ff_denoise_opencl_formats[];
@@ -329,6 +435,75 @@ float ff_denoise_opencl_sigma(const DenoiseOpenCLContext *dn, int c,
 float ff_denoise_opencl_opponent_sigma(float sigma, int c);
 
 /**
+ * The process_command of the denoisers: ff_filter_process_command(), except
+ * that sigma cannot change from or to auto or curve once the filter is set
+ * up, nor, with auto or curve, csigma from or to -1 (what is estimated is
+ * decided then).
+ */
+int ff_denoise_opencl_process_command(AVFilterContext *avctx,
+                                      DenoiseOpenCLContext *dn, const char *cmd,
+                                      const char *arg, char *res, int res_len,
+                                      int flags);
+
+/**
+ * The frame whose noise ff_denoise_opencl_sigma() gives from now on, when
+ * it is estimated: frame t of the queue. ff_denoise_opencl_activate() sets
+ * the frame it outputs; a filter that filters other frames first (the
+ * first step of vbm3d_gpu) sets them itself.
+ */
+void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t);
+
+/*
+ * Noise estimation (denoise_noise.c), with sigma=auto or curve: the noise
+ * of each selected plane measured on the device when the frame is loaded,
+ * smoothed over the frames, exported as frame metadata.
+ */
+
+/** The program's compile-time constants of the estimator's kernels. */
+extern const char ff_denoise_noise_defines[];
+
+/**
+ * Set the estimator up from the options (called by ff_denoise_opencl_init()
+ * once the program is built): its kernels and, when estimating, buffers.
+ */
+int ff_denoise_noise_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
+
+void ff_denoise_noise_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
+
+/**
+ * Estimate the noise of the estimated components of a frame just loaded,
+ * component c in slot slots[c] of the ring of planes rings[c] (before any
+ * opponent transform): on the device, then read back, smoothed with the
+ * previous frames' (reset at a scene cut) and kept for the frame's slot of
+ * the queue, 'qslot'.
+ */
+int ff_denoise_noise_estimate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                              const AVFrame *in, cl_mem *rings,
+                              const int *slots, int qslot);
+
+/**
+ * The estimated noise of component c of the frame of slot 'slot'; with
+ * sigma=curve that of its planes after the variance-stabilising transform.
+ */
+float ff_denoise_noise_sigma(const DenoiseOpenCLContext *dn, int c, int slot);
+
+/**
+ * With sigma=curve, enqueue the inverse variance-stabilising transform of
+ * the denoised planes of the components set in 'mask' (planes[c], the
+ * filter's output planes) of the frame of slot 'slot'.
+ */
+int ff_denoise_noise_inverse(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                             cl_mem *planes, int mask, int slot);
+
+/**
+ * Attach the estimates of the frame of slot 'slot' to its output frame as
+ * metadata lavfi.<filter>.sigma.<component>, and with sigma=curve
+ * lavfi.<filter>.curve.<component>.<intensity>.
+ */
+int ff_denoise_noise_export(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                            AVFrame *out, int slot);
+
+/**
  * Build the program from a generated header of compile-time constants
  * (which must define NB_NEIGHBORS, the size of the search tables, and may
  * define SEARCH_CHANNELS, the most channels of a patch distance) followed
@@ -368,9 +543,9 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
 /**
  * Enqueue the loading of the selected components of a frame: component c
- * into slot slots[c] of the ring of planes rings[c]; with opponent, the
- * first three then turned from RGB into opponent channels (their slots must
- * be equal).
+ * into slot slots[c] of the ring of planes rings[c]; their noise estimated
+ * when sigma is auto or curve; with opponent, the first three then turned
+ * from RGB into opponent channels (their slots must be equal).
  */
 int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
                                  DenoiseOpenCLContext *dn, const AVFrame *in,

@@ -728,6 +728,8 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
                                                  s->future);
     int err = 0;
 
+    /* the noise of frame t, when estimated */
+    ff_denoise_opencl_use_frame(&s->dn, t);
     for (int c0 = 0; c0 < s->dn.layout.nb_components; c0++) {
         int n = group_members(s, c0);
 
@@ -869,6 +871,16 @@ static int bm3d_gpu_config_output(AVFilterLink *outlink)
     return ff_denoise_opencl_config_output(outlink, &s->dn, &bm3d_queue_ops);
 }
 
+static int bm3d_gpu_process_command(AVFilterContext *avctx, const char *cmd,
+                                    const char *arg, char *res, int res_len,
+                                    int flags)
+{
+    BM3DGPUContext *s = avctx->priv;
+
+    return ff_denoise_opencl_process_command(avctx, &s->dn, cmd, arg, res,
+                                             res_len, flags);
+}
+
 static int bm3d_gpu_activate(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
@@ -889,7 +901,7 @@ static av_cold int init_filter(AVFilterContext *avctx, int video)
     err = resolve_parameters(avctx);
     if (err < 0)
         return err;
-    return ff_opencl_filter_init(avctx);
+    return ff_denoise_opencl_init_filter(avctx, &s->dn);
 }
 
 static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
@@ -981,6 +993,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
         { "int64", "64-bit integer atomics",                                 0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT64 }, 0, 0, FLAGS, .unit = "atomics" }, \
         { "int32", "pairs of 32-bit integer atomics",                        0, AV_OPT_TYPE_CONST, { .i64 = ATOMICS_INT32 }, 0, 0, FLAGS, .unit = "atomics" }, \
     DENOISE_OPENCL_BAND_OPTION(BM3DGPUContext, FLAGS),                                              \
+    DENOISE_OPENCL_DEVICE_OPTION(BM3DGPUContext, FLAGS),                                            \
     DENOISE_OPENCL_PROFILE_OPTION(BM3DGPUContext, FLAGS)
 
 static const AVFilterPad bm3d_gpu_inputs[] = {
@@ -1035,7 +1048,7 @@ const FFFilter ff_vf_bm3d_gpu = {
     FILTER_OUTPUTS(bm3d_gpu_outputs),
     FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
-    .process_command = &ff_filter_process_command,
+    .process_command = &bm3d_gpu_process_command,
 };
 #endif
 
@@ -1079,6 +1092,6 @@ const FFFilter ff_vf_vbm3d_gpu = {
     FILTER_OUTPUTS(bm3d_gpu_outputs),
     FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
-    .process_command = &ff_filter_process_command,
+    .process_command = &bm3d_gpu_process_command,
 };
 #endif

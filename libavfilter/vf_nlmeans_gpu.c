@@ -531,6 +531,16 @@ static int nlmeans_gpu_config_output(AVFilterLink *outlink)
     return ff_denoise_opencl_config_output(outlink, &s->dn, &nlmeans_queue_ops);
 }
 
+static int nlmeans_gpu_process_command(AVFilterContext *avctx, const char *cmd,
+                                       const char *arg, char *res, int res_len,
+                                       int flags)
+{
+    NLMeansGPUContext *s = avctx->priv;
+
+    return ff_denoise_opencl_process_command(avctx, &s->dn, cmd, arg, res,
+                                             res_len, flags);
+}
+
 static int nlmeans_gpu_activate(AVFilterContext *avctx)
 {
     NLMeansGPUContext *s = avctx->priv;
@@ -558,7 +568,7 @@ static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
     }
     if (s->causal)
         s->future = 0;
-    return ff_opencl_filter_init(avctx);
+    return ff_denoise_opencl_init_filter(avctx, &s->dn);
 }
 
 static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
@@ -620,6 +630,7 @@ static const AVOption nlmeans_gpu_options[] = {
     { "causal", "search past frames only, whatever future says: no delay",
       OFFSET(causal), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     DENOISE_OPENCL_BAND_OPTION(NLMeansGPUContext, FLAGS),
+    DENOISE_OPENCL_DEVICE_OPTION(NLMeansGPUContext, FLAGS),
     DENOISE_OPENCL_PROFILE_OPTION(NLMeansGPUContext, FLAGS),
     { NULL }
 };
@@ -655,5 +666,5 @@ const FFFilter ff_vf_nlmeans_gpu = {
     FILTER_OUTPUTS(nlmeans_gpu_outputs),
     FILTER_QUERY_FUNC2(&ff_denoise_opencl_query_formats),
     .flags_internal  = FF_FILTER_FLAG_HWFRAME_AWARE,
-    .process_command = &ff_filter_process_command,
+    .process_command = &nlmeans_gpu_process_command,
 };

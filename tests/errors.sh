@@ -81,7 +81,9 @@ export -f ff nlm bm vbm
 export FFMPEG DEV
 
 # invalid option values
-expect_error "sigma<0"     "sigma.*out of range|Error"        nlm "sigma=-1"
+expect_error "sigma<0"     "sigma.*out of range|Error"        nlm "sigma=-3"
+expect_error "sigma=-1.5"  "sigma must be"                    nlm "sigma=-1.5"
+expect_error "sigma=auto x" "Unable to parse|Invalid|Error"   nlm "sigma=automatic"
 expect_error "sigma>255"   "sigma.*out of range"              nlm "sigma=256"
 expect_error "p=0"         "p.*out of range"                  nlm "p=0"
 expect_error "p=33"        "p.*out of range"                  nlm "p=33"
@@ -114,9 +116,10 @@ expect_error "no-platform" "OpenCL|platform|device"           env OCL_ICD_VENDOR
     -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
 expect_error "bad-device"  "OpenCL|platform|device"           ff -init_hw_device opencl=ocl:9.9 -filter_hw_device ocl \
     -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
+expect_error "bad-device-option" "Failed to create OpenCL device 9.9" ff -f lavfi -i "$SRC" -vf "nlmeans_gpu=device=9.9" -f null -
 
 # bm3d_gpu
-expect_error "bm3d sigma<0"   "sigma.*out of range"                   bm "sigma=-1"
+expect_error "bm3d sigma<0"   "sigma.*out of range"                   bm "sigma=-3"
 expect_error "bm3d group=3"   "group \(3\) must be a power of two"     bm "group=3"
 expect_error "bm3d group2=12" "group2 \(12\) must be a power of two"   bm "group2=12"
 expect_error "bm3d group=64"  "group.*out of range"                   bm "group=64"

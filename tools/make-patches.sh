@@ -283,7 +283,9 @@ $ALL_NAMES, which the following commits add.
 denoise_opencl.c has the pixel format handling, the program build, the
 loading and storing of planes, the block-matching search, the frame queue
 of the temporal filters, the opponent colour transform and the kernel
-profiling; $(join "${shared_kernels[@]}") hold the OpenCL code that
+profiling; denoise_noise.c the estimation of the noise (sigma=auto and
+sigma=curve: Ponomarenko et al.'s DCT-block method on the device, smoothed
+over the frames, and the variance-stabilising transform of a noise curve); $(join "${shared_kernels[@]}") hold the OpenCL code that
 every filter uses.
 
 The filters implement, with some improvements, the methods of A. Davy and

@@ -8,9 +8,9 @@ set -e
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 
 # name|objects|kernels
-FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o|denoise_common patch_search nlmeans_gpu
-bm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o|denoise_common patch_search bm3d_gpu
-vbm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o|denoise_common patch_search bm3d_gpu vbm3d_search"
+FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o denoise_noise.o|denoise_common patch_search noise_estimate nlmeans_gpu
+bm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o denoise_noise.o|denoise_common patch_search noise_estimate bm3d_gpu
+vbm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o denoise_noise.o|denoise_common patch_search noise_estimate bm3d_gpu vbm3d_search"
 
 # insert_after FILE ANCHOR LINE: add LINE after the first line that starts
 # with the fixed string ANCHOR, unless FILE already contains LINE.

@@ -175,6 +175,34 @@ $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-gbrp,vbm3d_gpu,48:40,gbrp,gbrp,sigm
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-yuv444p16,vbm3d_gpu,48:40,yuv444p,yuv444p16le,sigma=20:perframe=3:group=16,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-enable,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:past=1:future=1:enable=between(n\,2\,4),8))
 
+# sigma=auto and sigma=curve: the noise of each frame estimated from integer
+# histograms, the same on every device (bm3d_gpu and vbm3d_gpu stay
+# bit-exact); one test per filter and mode, colour (estimated R, G and B
+# turned into the opponent channels' noise), a fixed chroma sigma, and the
+# estimates themselves as frame metadata
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-auto,nlmeans_gpu,64:48,yuv420p,yuv420p,sigma=auto,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-auto-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=auto,1))
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-curve,nlmeans_gpu,96:72,yuv444p,gray,sigma=curve,1))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=auto,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-csigma,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto:csigma=5,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-gray16,bm3d_gpu,64:48,yuv444p,gray16le,sigma=auto,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-auto,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto:past=2:future=2,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-curve,vbm3d_gpu,96:72,yuv444p,gray,sigma=curve,8))
+
+# $(1): test name, $(2): filter, $(3): size, $(4): 8-bit format,
+# $(5): tested format, $(6): filter options, $(7): frames: the frame
+# metadata printed by the metadata filter
+define GPU_DENOISE_METADATA_TEST
+FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) METADATA_FILTER NULL_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER) += fate-$(1)
+fate-$(1): CMD = ffmpeg $$(GPU_DENOISE_DEVICE) -lavfi "$$(if $$(filter 8,$(7)),$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),hwupload,$(2)=$(6),hwdownload,format=$(5),metadata=mode=print:file=pipe\\\\\\:1" -frames:v $(7) -f null -
+endef
+
+$(eval $(call GPU_DENOISE_METADATA_TEST,nlmeans-gpu-auto-metadata,nlmeans_gpu,64:48,yuv420p,yuv420p,sigma=auto,3))
+$(eval $(call GPU_DENOISE_METADATA_TEST,bm3d-gpu-curve-metadata,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3))
+$(eval $(call GPU_DENOISE_METADATA_TEST,vbm3d-gpu-auto-metadata,vbm3d_gpu,64:48,gbrp,gbrp,sigma=auto:past=1:future=1,8))
+
 FATE_GPU_DENOISE += $(FATE_GPU_DENOISE-yes)
 
 FATE_HW-$(CONFIG_FFMPEG) += $(FATE_GPU_DENOISE)

@@ -1,11 +1,12 @@
 /*
- * awgn: add additive white Gaussian noise to a PGM (P5) or PPM (P6) image.
+ * awgn: add additive white Gaussian noise, or Poisson-Gaussian noise, to a
+ * PGM (P5) or PPM (P6) image.
  *
  * Build:
  *   cc -std=c99 -O2 -ffp-contract=off -Wall -Wextra -o awgn awgn.c pnm.c -lm
  *
  * Usage:
- *   awgn [-sigma S] [-seed N] in.pnm out.pnm
+ *   awgn [-sigma S] [-gain A] [-seed N] in.pnm out.pnm
  *
  * Every sample v becomes clip(round(v + S * g)) with g drawn from N(0, 1),
  * one draw per sample in file order (channels interleaved for P6), rounded
@@ -14,9 +15,20 @@
  * other than 255 the deviation is S * M / 255. Images of maxval 255 are the
  * intended input; any maxval up to 65535 is accepted.
  *
+ * With -gain A (A > 0, on the 8-bit scale) the noise depends on the
+ * intensity, as a camera's photon noise does: v, on the 8-bit scale, is
+ * first replaced by A * P with P drawn from the Poisson distribution of
+ * mean v / A, then the Gaussian noise of deviation S is added: the noise
+ * variance is A * v + S^2 (8-bit scale). One Poisson draw per sample, then
+ * one Gaussian draw, in file order.
+ *
  * The noise is a function of the seed alone: xoshiro256** seeded through
  * splitmix64, uniform doubles from the top 53 bits, and Marsaglia's polar
- * method, which needs only log() and sqrt().
+ * method, which needs only log() and sqrt(); Poisson deviates by
+ * multiplication of uniforms below a mean of 10 and above it by the
+ * transformed rejection method PTRS (W. Hormann, "The transformed rejection
+ * method for generating Poisson random variables", 1993), which also needs
+ * lgamma().
  *
  * This file is part of FFmpeg.
  *
@@ -115,10 +127,59 @@ static double gaussian(Rng *r)
     return u * f;
 }
 
+/* Uniform in (0, 1), a multiple of 2^-53. */
+static double uniform01(Rng *r)
+{
+    double u;
+
+    do {
+        u = (double)(xoshiro256ss(r) >> 11) * (1.0 / 9007199254740992.0);
+    } while (u == 0.0);
+    return u;
+}
+
+/* Poisson deviate of mean lambda >= 0. */
+static double poisson(Rng *r, double lambda)
+{
+    double slam, loglam, a, b, inv_alpha, vr;
+
+    if (lambda < 10.0) {
+        double limit = exp(-lambda), p = uniform01(r);
+        int k = 0;
+
+        while (p > limit) {
+            p *= uniform01(r);
+            k++;
+        }
+        return k;
+    }
+    slam      = sqrt(lambda);
+    loglam    = log(lambda);
+    b         = 0.931 + 2.53 * slam;
+    a         = -0.059 + 0.02483 * b;
+    inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
+    vr        = 0.9277 - 3.6224 / (b - 2.0);
+    for (;;) {
+        double u  = uniform01(r) - 0.5;
+        double v  = uniform01(r);
+        double us = 0.5 - fabs(u);
+        double k  = floor((2.0 * a / us + b) * u + lambda + 0.43);
+
+        if (us >= 0.07 && v <= vr)
+            return k;
+        if (k < 0.0 || (us < 0.013 && v > us))
+            continue;
+        if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <=
+            -lambda + k * loglam - lgamma(k + 1.0))
+            return k;
+    }
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: awgn [-sigma S] [-seed N] in.pnm out.pnm\n"
+    fprintf(stderr, "usage: awgn [-sigma S] [-gain A] [-seed N] in.pnm out.pnm\n"
                     "  -sigma S  standard deviation on the 8-bit scale (10)\n"
+                    "  -gain A   Poisson noise of variance A * v first (8-bit scale)\n"
                     "  -seed N   64-bit seed of the generator (0)\n");
     exit(2);
 }
@@ -126,7 +187,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
     const char *in_name = NULL, *out_name = NULL;
-    double sigma = 10.0, dev;
+    double sigma = 10.0, gain = 0.0, dev, scale;
     uint64_t seed = 0;
     PNMImage img;
     size_t n, i;
@@ -139,6 +200,12 @@ int main(int argc, char **argv)
 
             sigma = strtod(argv[++a], &end);
             if (end == argv[a] || *end || !(sigma >= 0.0 && sigma <= 1e6))
+                usage();
+        } else if (!strcmp(argv[a], "-gain") && a + 1 < argc) {
+            char *end;
+
+            gain = strtod(argv[++a], &end);
+            if (end == argv[a] || *end || !(gain >= 0.0 && gain <= 1e6))
                 usage();
         } else if (!strcmp(argv[a], "-seed") && a + 1 < argc) {
             char *end;
@@ -164,10 +231,15 @@ int main(int argc, char **argv)
         return 1;
 
     rng_init(&rng, seed);
-    dev = sigma * img.maxval / 255.0;
-    n   = (size_t)img.width * img.height * img.channels;
+    scale = img.maxval / 255.0;
+    dev   = sigma * scale;
+    n     = (size_t)img.width * img.height * img.channels;
     for (i = 0; i < n; i++) {
-        double x = img.data[i] + dev * gaussian(&rng);
+        double x = img.data[i];
+
+        if (gain > 0.0)
+            x = gain * scale * poisson(&rng, x / (gain * scale));
+        x += dev * gaussian(&rng);
 
         x = x < 0.0 ? 0.0 : x > img.maxval ? img.maxval : floor(x + 0.5);
         img.data[i] = (unsigned)x;
