@@ -284,7 +284,9 @@ denoise_opencl.c has the pixel format handling, the program build, the
 loading and storing of planes, the block-matching search, the frame queue
 of the temporal filters, the opponent colour transform and the kernel
 profiling; $(join "${shared_kernels[@]}") hold the OpenCL code that
-every filter uses.
+every filter uses.  denoise_compat.h holds what differs between the FFmpeg
+releases the filters build against (8.1, 7.1 and 5.1); for 8.1 that is only
+how the public fields of a filter definition are named.
 
 The filters implement, with some improvements, the methods of A. Davy and
 T. Ehret, "GPU acceleration of NL-means, BM3D and VBM3D", Journal of
@@ -405,6 +407,9 @@ while IFS= read -r path; do
         stage=$(owner kernel "${f%.cl}") ;;
     libavfilter/*/*)
         stage=none ;;
+    libavfilter/denoise_compat.h)
+        # included by denoise_opencl.h, for every filter
+        stage=$SHARED ;;
     libavfilter/*.c|libavfilter/*.h)
         f=${path#libavfilter/}
         stage=$(owner object "${f%.*}.o") ;;
