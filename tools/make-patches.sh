@@ -237,7 +237,9 @@ ALL_KERNELS=$(echo "${KERNELS[@]}" | tr ' ' '\n' | awk 'NF && !seen[$0]++')
 RULES=$WORK/rules
 : > "$RULES"
 for k in $ALL_KERNELS; do
+    # ff_opencl_source_NAME in FFmpeg 5.1
     echo "$(owner kernel "$k") s ff_source_${k}_cl;" >> "$RULES"
+    echo "$(owner kernel "$k") s ff_opencl_source_${k};" >> "$RULES"
 done
 for ((i = 0; i < N; i++)); do
     name=${NAMES[i]}
