@@ -1015,6 +1015,10 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (ret < 0)
         return ret;
     if (ret > 0) {
+        /* one frame per activation: more may be queued behind it, or the
+         * end of the stream (a filter before this one that ends with a
+         * delay sends several at once) */
+        ff_filter_set_ready(avctx, 100);
         ret = queue_frame(avctx, dn, in, ops);
         if (ret < 0)
             return ret;
