@@ -37,9 +37,16 @@ RUN=0
 # temporal windows: past/future[c] (c: causal)
 WINDOWS="0/0 1/1 4/4 2/0c 0/3"
 
-# colour properties: setparams where this ffmpeg has it, else scale's out_*
-if "$FFMPEG" -hide_banner -h filter=setparams 2>/dev/null | grep -q "^Filter setparams"; then
-    PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m:chroma_location=topleft"
+# colour properties: setparams where this ffmpeg has it (FFmpeg 5.1's sets
+# no chroma location), else scale's out_*
+"$FFMPEG" -hide_banner -h filter=setparams > "$TMP/setparams" 2> /dev/null
+if grep -q "^Filter setparams" "$TMP/setparams"; then
+    PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m"
+    if grep -q "^  *chroma_location " "$TMP/setparams"; then
+        PROPS+=":chroma_location=topleft"
+    else
+        echo "note: this setparams sets no chroma location: not compared"
+    fi
 else
     PROPS="scale=out_range=pc:out_color_matrix=smpte170m:out_primaries=bt709:out_transfer=smpte240m:out_chroma_loc=topleft"
 fi
