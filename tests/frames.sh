@@ -76,7 +76,7 @@ graph() {
 # frames), checksums and statistics left out
 describe() {
     local n=$1 denoiser=$2 out=$3 f
-    timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel info $DEV \
+    timeout 300 "$FFMPEG" -nostdin -nostats -hide_banner -loglevel info $DEV \
         -f lavfi -i "testsrc2=s=32x24:r=25:sar=16/11,trim=end_frame=$n" \
         -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
     for f in showinfo metadata; do

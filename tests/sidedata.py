@@ -120,7 +120,7 @@ ROTATION = []
 
 def describe(args, dev, tmp, n, denoiser, setsar):
     """(what showinfo then metadata=print say, or None, the command, stderr)"""
-    cmd = [args.ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info"] + dev + ROTATION + [
+    cmd = [args.ffmpeg, "-nostdin", "-nostats", "-hide_banner", "-loglevel", "info"] + dev + ROTATION + [
         "-framerate", "25",
         "-i", os.path.join(tmp, "f%03d.png"), "-vf", graph(n, denoiser, setsar),
         "-f", "null", "-"]
