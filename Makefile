@@ -12,6 +12,9 @@
 #                  FFmpeg release, in build/patches (PATCHES_DIR=...)
 #   make check-patches  the series applies with git am to the release and
 #                  gives exactly the tree that the build and FATE use
+#   make check-ffmpeg-7.1, check-ffmpeg-5.1  the patches and FATE tests
+#                  against a minimal build of another FFmpeg series
+#                  (SERIES_CHECK=check: every test)
 #
 # 'make', 'make check' and 'make demo' run ./configure with its defaults when
 # it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device.
@@ -130,6 +133,18 @@ check-valgrind: ffmpeg $(TESTBIN)/clfault.so
 
 check-fate: ffmpeg
 	$(MAKE) -C $(FFMPEG_OBJDIR) -k fate-gpu-denoise OPENCL_DEVICE=$(OPENCL_DEVICE)
+
+# make check-ffmpeg-7.1, check-ffmpeg-5.1: the patch series and the FATE
+# tests against a minimal build of another FFmpeg release series
+# (./configure --ffmpeg-series), in its own build directory
+# (SERIES_BUILDDIR); the main build is not touched. SERIES_CHECK=check runs
+# every test of 'make check' there instead.
+SERIES_CHECK ?= check-patches check-fate
+SERIES_BUILDDIR = $(BUILDDIR)/series-$*
+check-ffmpeg-%:
+	test -f $(SERIES_BUILDDIR)/config.mk || ./configure --minimal --ffmpeg-series=$* \
+	    --builddir=$(SERIES_BUILDDIR) --config-mk=$(SERIES_BUILDDIR)/config.mk
+	$(MAKE) CONFIG_MK=$(SERIES_BUILDDIR)/config.mk $(SERIES_CHECK)
 
 check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh

@@ -40,11 +40,15 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
     AV_PIX_FMT_YUVJ420P,  AV_PIX_FMT_YUVJ422P,  AV_PIX_FMT_YUVJ444P,
     AV_PIX_FMT_YUV420P16, AV_PIX_FMT_YUV422P16, AV_PIX_FMT_YUV444P16,
     AV_PIX_FMT_NV12,      AV_PIX_FMT_NV16,      AV_PIX_FMT_NV24,
-    AV_PIX_FMT_P010,      AV_PIX_FMT_P012,      AV_PIX_FMT_P016,
+    AV_PIX_FMT_P010,
+#ifdef AV_PIX_FMT_P012 /* not in 5.1 (see denoise_compat.h) */
+    AV_PIX_FMT_P012,
+#endif
+    AV_PIX_FMT_P016,
     AV_PIX_FMT_P210,      AV_PIX_FMT_P216,      AV_PIX_FMT_P410,
     AV_PIX_FMT_P416,
     AV_PIX_FMT_GBRP,      AV_PIX_FMT_GBRP16,
-#ifdef AV_PIX_FMT_YUV444P10MSB
+#ifdef AV_PIX_FMT_YUV444P10MSB /* 8.0 and later */
     AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB,
     AV_PIX_FMT_GBRP10MSB,    AV_PIX_FMT_GBRP12MSB,
 #endif
@@ -136,13 +140,12 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
 {
     AVHWFramesConstraints *constraints = NULL;
     const enum AVPixelFormat *device_formats = NULL;
-    AVFilterFormats *formats;
-    int err = 0;
+    AVFilterFormats *formats = NULL;
+    int err;
 
-    formats = ff_make_pixel_format_list((const enum AVPixelFormat[]) {
-                                            AV_PIX_FMT_OPENCL, AV_PIX_FMT_NONE });
-    if (!formats)
-        return AVERROR(ENOMEM);
+    err = ff_add_format(&formats, AV_PIX_FMT_OPENCL);
+    if (err < 0)
+        return err;
     /* without a device, software formats are accepted so that
      * config_input() can say what is missing */
     if (avctx->hw_device_ctx &&
@@ -1161,6 +1164,10 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     if (ret < 0)
         return ret;
     if (ret > 0) {
+        /* one frame per activation: more may be queued behind it, or the
+         * end of the stream (a filter before this one that ends with a
+         * delay sends several at once) */
+        ff_filter_set_ready(avctx, 100);
         ret = queue_frame(avctx, dn, in, ops);
         if (ret < 0)
             return ret;

@@ -127,16 +127,24 @@ done
 # a real refusal, no fault made: vbm3d_gpu's ring of 13 float planes of an
 # 8192x8192 frame (the largest image PoCL carries) is one buffer of
 # 3,489,660,928 bytes. Where the device's largest allocation is smaller,
-# the filter must fail with a message; elsewhere it must give its frames.
+# the filter must fail with a message; elsewhere it must give its frames,
+# on a GPU: a CPU device that takes the buffer (PoCL on a machine of 23 GB
+# offers 8 GiB) runs out of host memory instead (23 GB and over 9 minutes
+# without a frame on 2 cores), so there the case is skipped.
 BIG_BUFFER=3489660928
-max_alloc=$(clinfo --raw -d "$(echo "${OPENCL_DEVICE:-0.0}" | tr . :)" 2> /dev/null |
+CLINFO_DEV=$(echo "${OPENCL_DEVICE:-0.0}" | tr . :)
+max_alloc=$(clinfo --raw -d "$CLINFO_DEV" 2> /dev/null |
             awk '/CL_DEVICE_MAX_MEM_ALLOC_SIZE/ { print $NF; exit }')
+dev_type=$(clinfo --raw -d "$CLINFO_DEV" 2> /dev/null |
+           awk '$2 == "CL_DEVICE_TYPE" { print $NF; exit }')
 # big COMMAND ARGS...: run or expect_error on 8192x8192 gray frames
 big() {
     SOURCE="color=s=8192x8192:r=5" FORMAT=gray TIMEOUT=300 "$@"
 }
 if [ -n "$max_alloc" ] && [ "$max_alloc" -lt $BIG_BUFFER ]; then
     big expect_error "" vbm3d_gpu=sigma=10 "refused a buffer of $BIG_BUFFER bytes" 2
+elif [ "$dev_type" = CL_DEVICE_TYPE_CPU ]; then
+    echo "skip 8192x8192 vbm3d_gpu: a CPU device with a largest allocation of $max_alloc bytes"
 else
     RUN=$((RUN + 1))
     if big run "" vbm3d_gpu=sigma=10 2 &&

@@ -37,9 +37,16 @@ RUN=0
 # temporal windows: past/future[c] (c: causal)
 WINDOWS="0/0 1/1 4/4 2/0c 0/3"
 
-# colour properties: setparams where this ffmpeg has it, else scale's out_*
-if "$FFMPEG" -hide_banner -h filter=setparams 2>/dev/null | grep -q "^Filter setparams"; then
-    PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m:chroma_location=topleft"
+# colour properties: setparams where this ffmpeg has it (FFmpeg 5.1's sets
+# no chroma location), else scale's out_*
+"$FFMPEG" -hide_banner -h filter=setparams > "$TMP/setparams" 2> /dev/null
+if grep -q "^Filter setparams" "$TMP/setparams"; then
+    PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m"
+    if grep -q "^  *chroma_location " "$TMP/setparams"; then
+        PROPS+=":chroma_location=topleft"
+    else
+        echo "note: this setparams sets no chroma location: not compared"
+    fi
 else
     PROPS="scale=out_range=pc:out_color_matrix=smpte170m:out_primaries=bt709:out_transfer=smpte240m:out_chroma_loc=topleft"
 fi
@@ -69,7 +76,7 @@ graph() {
 # frames), checksums and statistics left out
 describe() {
     local n=$1 denoiser=$2 out=$3 f
-    timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel info $DEV \
+    timeout 300 "$FFMPEG" -nostdin -nostats -hide_banner -loglevel info $DEV \
         -f lavfi -i "testsrc2=s=32x24:r=25:sar=16/11,trim=end_frame=$n" \
         -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
     for f in showinfo metadata; do

@@ -23,7 +23,9 @@ a display matrix, the SAR, a duration, its tEXt metadata, and stereo 3D on
 odd frames only, so that the comparison cannot pass on frames without them.
 
 Frame durations are the same for every frame (40 ms): this ffmpeg has no
-filter or demuxer here that sets different durations frame by frame.
+filter or demuxer here that sets different durations frame by frame. Before
+FFmpeg 8.0, setpts cleared them, and 5.1's frames have none: there they are
+not compared.
 
 Usage: sidedata.py [--ffmpeg PATH] [--device P.D] [--ns 1,2,3,5,9,12]
 Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
@@ -105,10 +107,21 @@ def graph(n, denoiser, setsar):
 DROP = re.compile(r" (checksum|plane_checksum|mean|stdev):(\[[^]]*\]|[^ ]*)")
 
 
+# The side data of the input, as showinfo names it (FFmpeg 5.1: "stereoscopic
+# information"), and how many of the first n frames carry it.
+SIDE_DATA = [("display matrix", r"displaymatrix: rotation of", lambda n: n),
+             ("content light level", r"Content light level metadata", lambda n: n),
+             ("mastering display", r"Mastering display metadata", lambda n: n),
+             ("stereo 3D", r"Stereo 3D|stereoscopic information", lambda n: n // 2)]
+
+# -display_rotation, where this ffmpeg has it (not in FFmpeg 5.1)
+ROTATION = []
+
+
 def describe(args, dev, tmp, n, denoiser, setsar):
     """(what showinfo then metadata=print say, or None, the command, stderr)"""
-    cmd = [args.ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "info"] + dev + [
-        "-noautorotate", "-display_rotation", "90", "-framerate", "25",
+    cmd = [args.ffmpeg, "-nostdin", "-nostats", "-hide_banner", "-loglevel", "info"] + dev + ROTATION + [
+        "-framerate", "25",
         "-i", os.path.join(tmp, "f%03d.png"), "-vf", graph(n, denoiser, setsar),
         "-f", "null", "-"]
     try:
@@ -128,21 +141,24 @@ def describe(args, dev, tmp, n, denoiser, setsar):
     return lines, cmd, p.stderr
 
 
-def check_reference(lines, n, sar):
+def check_reference(lines, n, sar, durations, side_data):
     """None, or what the reference lacks."""
     text = "\n".join(lines)
-    frames = re.findall(r"^n: *(\d+) pts: *\d+ .*duration: *(\d+) .*sar:(\S+)", text, re.M)
+    # FFmpeg 5.1's frames have no duration, nor does its showinfo print one
+    frames = [(k, re.search(r"duration: *(\d+) ", rest).group(1) if durations else "", sar)
+              for k, rest, sar in re.findall(r"^n: *(\d+) pts: *\d+ (.*)sar:(\S+)", text, re.M)
+              if not durations or re.search(r"duration: *(\d+) ", rest)]
     if len(frames) != n:
         return "%d frames, not %d" % (len(frames), n)
-    if any(d == "0" for _, d, _ in frames) or any(s != sar for _, _, s in frames):
+    if (durations and any(d == "0" for _, d, _ in frames)) or any(s != sar for _, _, s in frames):
         return "durations or SAR not as set: %s" % frames
     cll = re.findall(r"Content light level metadata: MaxCLL=(\d+)", text)
-    if cll != [str(100 + k) for k in range(n)]:
+    if "content light level" in side_data and cll != [str(100 + k) for k in range(n)]:
         return "content light levels %s" % cll
-    for what, count in (("displaymatrix: rotation of", n), ("Mastering display", n),
-                        ("Stereo 3D", n // 2)):
-        if text.count(what) != count:
-            return "%d '%s', not %d" % (text.count(what), what, count)
+    for name, pattern, count in SIDE_DATA:
+        found = len(re.findall(pattern, text))
+        if name in side_data and found != count(n):
+            return "%d %s, not %d" % (found, name, count(n))
     if re.findall(r"^frame=(f\d+)$", text, re.M) != ["f%d" % k for k in range(n)]:
         return "frame metadata missing"
     return None
@@ -172,18 +188,47 @@ def run(args, dev, tmp, ns):
     if not setsar:
         log("note: no setsar in this ffmpeg; the SAR is the PNG frames' 16:11 only")
 
+    # what this ffmpeg makes of the frames: FFmpeg 5.1 has no -display_rotation,
+    # and its PNG decoder reads neither cLLi nor mDCv
+    p = subprocess.run([args.ffmpeg, "-hide_banner", "-h", "full"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, universal_newlines=True)
+    if re.search(r"^ *-display_rotation\b", p.stdout, re.M):
+        ROTATION.extend(["-noautorotate", "-display_rotation", "90"])
+    p = subprocess.run([args.ffmpeg, "-nostdin", "-hide_banner"] + ROTATION +
+                       ["-framerate", "25", "-i", os.path.join(tmp, "f%03d.png"),
+                        "-frames:v", "2", "-vf", "showinfo", "-f", "null", "-"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    side_data = [name for name, pattern, _ in SIDE_DATA if re.search(pattern, p.stderr)]
+    for name, _, _ in SIDE_DATA:
+        if name not in side_data:
+            log("note: this ffmpeg gives the frames no %s: not among what is compared" % name)
+    if not side_data:
+        log("FAIL no side data on the input frames")
+        return 1
+
+    # before FFmpeg 8.0, setpts cleared every frame's duration
+    p = subprocess.run([args.ffmpeg, "-nostdin", "-hide_banner", "-framerate", "25", "-i",
+                        os.path.join(tmp, "f000.png"), "-vf", "settb=1/1000,setpts=PTS,showinfo",
+                        "-f", "null", "-"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    durations = re.search(r"duration: *[1-9]", p.stderr) is not None
+    if not durations:
+        log("note: this ffmpeg's setpts clears the frames' durations (or they have none): "
+            "not compared")
+
     refs = {}
     for n in ns:
         lines, cmd, err = describe(args, dev, tmp, n, "", setsar)
         why = "ffmpeg failed: %s" % err.strip()[-400:] if lines is None else \
-            check_reference(lines, n, sar)
+            check_reference(lines, n, sar, durations, side_data)
         if why:
             log("FAIL reference N=%d: %s\n    %s" % (n, why, shlex.join(cmd)))
             return 1
         refs[n] = lines
-    log("ok   references: N = %s, SAR %s, duration 40, MaxCLL 100.., display "
-        "matrix, mastering display, stereo 3D on odd frames, metadata"
-        % (",".join(map(str, ns)), sar))
+    log("ok   references: N = %s, SAR %s, duration %s, %s, metadata"
+        % (",".join(map(str, ns)), sar, "40" if durations else "not compared",
+           ", ".join(side_data).replace("stereo 3D", "stereo 3D on odd frames")))
 
     configs = [("bm3d_gpu", "bm3d_gpu=sigma=12"), ("nlmeans_gpu", "nlmeans_gpu=sigma=12")]
     for f in ("nlmeans_gpu", "vbm3d_gpu"):

@@ -237,7 +237,9 @@ ALL_KERNELS=$(echo "${KERNELS[@]}" | tr ' ' '\n' | awk 'NF && !seen[$0]++')
 RULES=$WORK/rules
 : > "$RULES"
 for k in $ALL_KERNELS; do
+    # ff_opencl_source_NAME in FFmpeg 5.1
     echo "$(owner kernel "$k") s ff_source_${k}_cl;" >> "$RULES"
+    echo "$(owner kernel "$k") s ff_opencl_source_${k};" >> "$RULES"
 done
 for ((i = 0; i < N; i++)); do
     name=${NAMES[i]}
@@ -286,7 +288,9 @@ of the temporal filters, the opponent colour transform and the kernel
 profiling; denoise_noise.c the estimation of the noise (sigma=auto and
 sigma=curve: Ponomarenko et al.'s DCT-block method on the device, smoothed
 over the frames, and the variance-stabilising transform of a noise curve); $(join "${shared_kernels[@]}") hold the OpenCL code that
-every filter uses.
+every filter uses.  denoise_compat.h holds what differs between the FFmpeg
+releases the filters build against (8.1, 7.1 and 5.1); for 8.1 that is only
+how the public fields of a filter definition are named.
 
 The filters implement, with some improvements, the methods of A. Davy and
 T. Ehret, "GPU acceleration of NL-means, BM3D and VBM3D", Journal of
@@ -407,6 +411,9 @@ while IFS= read -r path; do
         stage=$(owner kernel "${f%.cl}") ;;
     libavfilter/*/*)
         stage=none ;;
+    libavfilter/denoise_compat.h)
+        # included by denoise_opencl.h, for every filter
+        stage=$SHARED ;;
     libavfilter/*.c|libavfilter/*.h)
         f=${path#libavfilter/}
         stage=$(owner object "${f%.*}.o") ;;

@@ -59,11 +59,22 @@ if [ "$1" = --check ]; then
 fi
 TREE=$1
 
+# What differs between the FFmpeg releases (8.1, 7.1, 5.1), found in the
+# tree itself; the C side is in libavfilter/denoise_compat.h.
 # FFmpeg 8 declares filters as FFFilter, 7.1 and older as AVFilter.
 if grep -q '^extern const FFFilter ff_vf_nlmeans_opencl;' "$TREE/libavfilter/allfilters.c"; then
     FILTER_TYPE=FFFilter
 else
     FILTER_TYPE=AVFilter
+fi
+# FFmpeg 5.1 names the kernel sources ff_opencl_source_NAME (tools/cl2c),
+# later releases ff_source_NAME_cl (tools/source2c).
+if grep -q '^extern const char \*ff_opencl_source_nlmeans;' "$TREE/libavfilter/opencl_source.h"; then
+    CL_SOURCE_ANCHOR='extern const char *ff_opencl_source_nlmeans;'
+    CL_SOURCE_FORMAT='extern const char *ff_opencl_source_%s;'
+else
+    CL_SOURCE_ANCHOR='extern const char *ff_source_nlmeans_cl;'
+    CL_SOURCE_FORMAT='extern const char *ff_source_%s_cl;'
 fi
 
 for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
@@ -76,8 +87,7 @@ for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
     for k in $kernels; do
         objs="$objs opencl/$k.o"
         insert_after "$TREE/libavfilter/opencl_source.h" \
-            'extern const char *ff_source_nlmeans_cl;' \
-            "extern const char *ff_source_${k}_cl;"
+            "$CL_SOURCE_ANCHOR" "$(printf "$CL_SOURCE_FORMAT" "$k")"
     done
     insert_after "$TREE/libavfilter/allfilters.c" \
         "extern const $FILTER_TYPE ff_vf_nlmeans_opencl;" \

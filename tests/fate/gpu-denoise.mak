@@ -16,8 +16,12 @@
 GPU_DENOISE_DEVICE = -init_hw_device opencl=ocl$(if $(OPENCL_DEVICE),:$(OPENCL_DEVICE)) -filter_hw_device ocl
 
 # $(1): size as W:H (up to 96:72), $(2): 8-bit format the noise is added
-# in, $(3): tested format
-GPU_DENOISE_SRC = testsrc2=s=96x72:r=5:d=0.6,scale,format=$(2),noise=alls=25:allf=t,crop=$(1):0:0,scale,format=$(3)
+# in, $(3): tested format. The input must be the same bytes on every FFmpeg
+# release the tests run on (8.1, 7.1, 5.1), but swscale's YUV to RGB and
+# limited-range luma to gray16le conversions differ between them: testsrc2
+# draws gbrp itself, and gray16le comes by way of gray.
+GPU_DENOISE_COMMA := ,
+GPU_DENOISE_SRC = testsrc2=s=96x72:r=5:d=0.6,$(if $(filter gbrp,$(2)),,scale$(GPU_DENOISE_COMMA))format=$(2),noise=alls=25:allf=t,crop=$(1):0:0,$(if $(filter gray16le,$(3)),scale$(GPU_DENOISE_COMMA)format=gray$(GPU_DENOISE_COMMA))scale,format=$(3)
 
 GPU_DENOISE_DEPS = OPENCL TESTSRC2_FILTER SCALE_FILTER FORMAT_FILTER NOISE_FILTER \
                    HWUPLOAD_FILTER HWDOWNLOAD_FILTER RAWVIDEO_ENCODER         \
