@@ -354,7 +354,7 @@ typedef struct DenoiseOpenCLContext {
 #define DENOISE_OPENCL_BAND_OPTION(type, flags)                                                     \
     { "band", "rows of reference patches filtered at once, for testing and tuning "                \
       "(same output; 0: as many as 1/32 of the device memory holds)",                                        \
-      offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, INT_MAX, flags }
+      offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1 << 16, flags }
 
 #define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                                   \
     { "device", "OpenCL device to create when the filter is given none, as P.D (platform.device)", \

@@ -60,7 +60,9 @@ DEFAULT_CASES = 300
 SHORT_CASES = 60
 SHAPES = ["1xN", "Nx1", "7x7", "8x8", "odd"]
 # the timeline option is drawn on its own (Case.enable)
-SKIP_OPTIONS = {"enable"}
+# enable: the timeline has tests of its own; device: an OpenCL device name
+# (P.D), which the cases give through -init_hw_device instead
+SKIP_OPTIONS = {"enable", "device"}
 
 OPT_RE = re.compile(r"^   ([A-Za-z0-9_]+)\s+<(\w+)>\s+(\S+)\s?(.*)$")
 CONST_RE = re.compile(r"^     ([A-Za-z0-9_]+)\s+(-?\d+)\s+\S+")
