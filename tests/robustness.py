@@ -624,7 +624,8 @@ def classify(c, lay, p, out, ref):
     if not err.strip():
         return "FAIL", "exit status %d with nothing on stderr" % rc
     if c.expect == "fail":
-        named = r"['\"]%s['\"]" % re.escape(c.bad_option)
+        # FFmpeg 5.1: "Error setting option NAME to value ...", unquoted
+        named = r"['\"]{0}['\"]|option {0} ".format(re.escape(c.bad_option))
         if re.search(named, err):
             first = [l for l in err.splitlines() if re.search(named, l)][0]
             return "rejected-option", re.sub(r"^\[[^]]*\] ", "", first)
