@@ -5,7 +5,8 @@
 # OUTPUT by the null muxer and the OpenCL device by $OPENCL_DEVICE (or the
 # default device; device=0.0 for the filters' own device).
 #
-# A command whose only failure is that this device cannot download the
+# An ffprobe command is reported as skipped where the build has no ffprobe
+# (a minimal build). A command whose only failure is that this device cannot download the
 # example's pixel format (PoCL has no two-channel images for nv12/p010) is
 # reported as skipped, with its reason.
 
@@ -25,6 +26,12 @@ while IFS= read -r cmd; do
     bin=$FFMPEG
     [ "$prog" = ffprobe ] && bin=$FFPROBE
     cmd=${cmd#$prog }
+    if [ ! -x "$bin" ]; then
+        # a minimal build (./configure --minimal, make check-asan) has no ffprobe
+        echo "skip $prog $cmd: no $bin in this build"
+        SKIPPED=$((SKIPPED + 1))
+        continue
+    fi
     cmd=$(printf '%s' "$cmd" | sed -E \
         -e "s/opencl=gpu(:[0-9.]+)?/opencl=gpu$DEV/" \
         -e "s/device=0\.0/device=${OPENCL_DEVICE:-0.0}/" \
