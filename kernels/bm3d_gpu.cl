@@ -75,18 +75,35 @@ static long bm3d_read(__global const long *acc, uint i)
 #endif
 }
 
-/* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
- * 'stack' (local, [z][a * 8 + b]) into the registers x: rows first, then
- * columns. */
+/* Row a and row b of the 8x8 matrix m, for work-item (a, b): the
+ * coefficients it applies in the two passes of a 2-D transform. They are
+ * read once into registers, since the work-items of a warp read different
+ * rows, which constant memory serves one address at a time. */
+static void bm3d_matrix_rows(__constant float *m, int lid, float *row_a, float *row_b)
+{
+    int a = lid / K, b = lid % K;
+
+#pragma unroll
+    for (int i = 0; i < K; i++) {
+        row_a[i] = m[a * K + i];
+        row_b[i] = m[b * K + i];
+    }
+}
+
+/* Forward 2-D transform (matrix fwd: DCT or Bior1.5, given by its rows a
+ * and b, see bm3d_matrix_rows) of the n patches of 'stack' (local,
+ * [z][a * 8 + b]) into the registers x: rows first, then columns. */
 static void bm3d_transform_forward(__local float *stack, __local float *scratch,
-                                   __constant float *fwd, int n, int lid, float *x)
+                                   const float *fwd_a, const float *fwd_b,
+                                   int n, int lid, float *x)
 {
     int a = lid / K, b = lid % K;
 
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
+#pragma unroll
         for (int i = 0; i < K; i++)
-            t += fwd[b * K + i] * stack[z * KK + a * K + i];
+            t += fwd_b[i] * stack[z * KK + a * K + i];
         scratch[z * KK + lid] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -94,8 +111,9 @@ static void bm3d_transform_forward(__local float *stack, __local float *scratch,
     for (int z = 0; z < NB; z++) {
         if (z < n) {
             float t = 0.0f;
+#pragma unroll
             for (int i = 0; i < K; i++)
-                t += fwd[a * K + i] * scratch[z * KK + i * K + b];
+                t += fwd_a[i] * scratch[z * KK + i * K + b];
             x[z] = t;
         }
     }
@@ -103,10 +121,11 @@ static void bm3d_transform_forward(__local float *stack, __local float *scratch,
 }
 
 /* Inverse 2-D transform of the registers x (columns, then rows) into
- * 'stack'; inv is the inverse matrix (the transpose for the DCT). */
+ * 'stack'; inv is the inverse matrix (the transpose for the DCT), given by
+ * its rows a and b. */
 static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
-                                   __constant float *inv, int n, int lid,
-                                   const float *x)
+                                   const float *inv_a, const float *inv_b,
+                                   int n, int lid, const float *x)
 {
     int a = lid / K, b = lid % K;
 
@@ -117,80 +136,129 @@ static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
+#pragma unroll
         for (int i = 0; i < K; i++)
-            t += inv[a * K + i] * stack[z * KK + i * K + b];
+            t += inv_a[i] * stack[z * KK + i * K + b];
         scratch[z * KK + lid] = t;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int z = 0; z < n; z++) {
         float t = 0.0f;
+#pragma unroll
         for (int i = 0; i < K; i++)
-            t += inv[b * K + i] * scratch[z * KK + a * K + i];
+            t += inv_b[i] * scratch[z * KK + a * K + i];
         stack[z * KK + lid] = t;
     }
 }
 
+/*
+ * The transforms along the group, on the first n (a power of two, at most
+ * NB) entries of x. Each level is written out for its constant length, so
+ * that the compiler keeps the group in registers: a loop over the levels,
+ * whose lengths it cannot unroll, indexes x at run time and puts it in
+ * memory.
+ */
+
+/* One level of the Walsh-Hadamard transform: butterflies at distance h. */
+#define BM3D_HADAMARD_LEVEL(h)                                          \
+    if (n > (h)) {                                                      \
+        _Pragma("unroll")                                               \
+        for (int z = 0; z < NB; z++) {                                  \
+            if (!(z & (h)) && z + (h) < n) {                            \
+                float u = x[z], v = x[z + (h)];                         \
+                x[z]       = (u + v) * M_SQRT1_2_F;                     \
+                x[z + (h)] = (u - v) * M_SQRT1_2_F;                     \
+            }                                                           \
+        }                                                               \
+    }
+
 /* Orthonormal Walsh-Hadamard transform along the group; its own inverse. */
 static void bm3d_hadamard(float *x, int n)
 {
-    const float s = M_SQRT1_2_F;
-
-#pragma unroll
-    for (int h = 1; h < NB; h <<= 1) {
-        if (h >= n)
-            break;
-#pragma unroll
-        for (int z = 0; z < NB; z++) {
-            if (!(z & h) && z + h < n) {
-                float u = x[z], v = x[z + h];
-                x[z]     = (u + v) * s;
-                x[z + h] = (u - v) * s;
-            }
-        }
-    }
+#if NB > 1
+    BM3D_HADAMARD_LEVEL(1)
+#endif
+#if NB > 2
+    BM3D_HADAMARD_LEVEL(2)
+#endif
+#if NB > 4
+    BM3D_HADAMARD_LEVEL(4)
+#endif
+#if NB > 8
+    BM3D_HADAMARD_LEVEL(8)
+#endif
+#if NB > 16
+    BM3D_HADAMARD_LEVEL(16)
+#endif
 }
 
-/* Orthonormal Haar wavelet transform along the group, all levels: at each
- * level of length len (n, n / 2, .. 2), pairs (x[2k], x[2k + 1]) become
- * the sum x[k] and the difference x[len / 2 + k], both times 1/sqrt(2). */
+/* One level of the Haar transform of length len (when len <= n): pairs
+ * (x[2k], x[2k + 1]) become the sum x[k] and the difference x[len / 2 + k],
+ * both times 1/sqrt(2); the inverse level undoes it. */
+#define BM3D_HAAR_FORWARD_LEVEL(len)                                    \
+    if (n >= (len)) {                                                   \
+        float t[len];                                                   \
+        _Pragma("unroll")                                               \
+        for (int k = 0; k < (len) / 2; k++) {                           \
+            t[k]             = (x[2 * k] + x[2 * k + 1]) * M_SQRT1_2_F; \
+            t[(len) / 2 + k] = (x[2 * k] - x[2 * k + 1]) * M_SQRT1_2_F; \
+        }                                                               \
+        _Pragma("unroll")                                               \
+        for (int k = 0; k < (len); k++)                                 \
+            x[k] = t[k];                                                \
+    }
+
+#define BM3D_HAAR_INVERSE_LEVEL(len)                                    \
+    if (n >= (len)) {                                                   \
+        float t[len];                                                   \
+        _Pragma("unroll")                                               \
+        for (int k = 0; k < (len) / 2; k++) {                           \
+            t[2 * k]     = (x[k] + x[(len) / 2 + k]) * M_SQRT1_2_F;     \
+            t[2 * k + 1] = (x[k] - x[(len) / 2 + k]) * M_SQRT1_2_F;     \
+        }                                                               \
+        _Pragma("unroll")                                               \
+        for (int k = 0; k < (len); k++)                                 \
+            x[k] = t[k];                                                \
+    }
+
+/* Orthonormal Haar wavelet transform along the group, all levels, from
+ * length n down to 2. */
 static void bm3d_haar_forward(float *x, int n)
 {
-    const float s = M_SQRT1_2_F;
-    float t[NB];
-
-#pragma unroll
-    for (int len = NB; len >= 2; len /= 2) {
-        if (len > n)
-            continue;
-#pragma unroll
-        for (int k = 0; k < len / 2; k++) {
-            t[k]           = (x[2 * k] + x[2 * k + 1]) * s;
-            t[len / 2 + k] = (x[2 * k] - x[2 * k + 1]) * s;
-        }
-#pragma unroll
-        for (int k = 0; k < len; k++)
-            x[k] = t[k];
-    }
+#if NB >= 32
+    BM3D_HAAR_FORWARD_LEVEL(32)
+#endif
+#if NB >= 16
+    BM3D_HAAR_FORWARD_LEVEL(16)
+#endif
+#if NB >= 8
+    BM3D_HAAR_FORWARD_LEVEL(8)
+#endif
+#if NB >= 4
+    BM3D_HAAR_FORWARD_LEVEL(4)
+#endif
+#if NB >= 2
+    BM3D_HAAR_FORWARD_LEVEL(2)
+#endif
 }
 
 static void bm3d_haar_inverse(float *x, int n)
 {
-    const float s = M_SQRT1_2_F;
-    float t[NB];
-
-#pragma unroll
-    for (int len = 2; len <= NB; len *= 2) {
-        if (len > n)
-            break;
-#pragma unroll
-        for (int k = 0; k < len / 2; k++) {
-            t[2 * k]     = (x[k] + x[len / 2 + k]) * s;
-            t[2 * k + 1] = (x[k] - x[len / 2 + k]) * s;
-        }
-#pragma unroll
-        for (int k = 0; k < len; k++)
-            x[k] = t[k];
-    }
+#if NB >= 2
+    BM3D_HAAR_INVERSE_LEVEL(2)
+#endif
+#if NB >= 4
+    BM3D_HAAR_INVERSE_LEVEL(4)
+#endif
+#if NB >= 8
+    BM3D_HAAR_INVERSE_LEVEL(8)
+#endif
+#if NB >= 16
+    BM3D_HAAR_INVERSE_LEVEL(16)
+#endif
+#if NB >= 32
+    BM3D_HAAR_INVERSE_LEVEL(32)
+#endif
 }
 
 /* The transform along the group, chosen when the program is built. */
@@ -264,16 +332,20 @@ static void bm3d_filter_group(__global const float *noisy,
     int a   = lid / K, b = lid % K;
     int r   = get_group_id(1) * nx + get_group_id(0);
     float x[NB], oracle[NB];
+    float fwd_a[K], fwd_b[K], inv_a[K], inv_b[K];
     float weight, sum = 0.0f;
     int n = bm3d_group_size(distances, r, group, tau);
 
+    bm3d_matrix_rows(fwd, lid, fwd_a, fwd_b);
+    bm3d_matrix_rows(inv, lid, inv_a, inv_b);
+
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
-        bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
+        bm3d_transform_forward(stack, scratch, fwd_a, fwd_b, n, lid, oracle);
         bm3d_group_forward(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
+    bm3d_transform_forward(stack, scratch, fwd_a, fwd_b, n, lid, x);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -302,7 +374,7 @@ static void bm3d_filter_group(__global const float *noisy,
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_group_inverse(x, n);
-    bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
+    bm3d_transform_inverse(stack, scratch, inv_a, inv_b, n, lid, x);
 
     {
         float kw = weight * kaiser[lid];

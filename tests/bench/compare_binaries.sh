@@ -16,7 +16,9 @@
 #   4608x3456 frame, gray and gbrp, through each filter and preset (a binary
 #   that rejects MEMORY_OPTS shows 0).
 # Details go to $OUT; a short table is printed last. QUICK=1: small frames,
-# to check the script on a CPU device.
+# to check the script on a CPU device. ONLY=REGEX: only the kernel rows
+# whose name (nl-hd, bm-fast-hd, vb-causal, ...) matches, and no memory or
+# whole-command rows.
 
 set -u
 NAME=compare N_FULL=200 N_QUICK=6
@@ -54,6 +56,7 @@ row() {
 # kernel LABEL SIZE FORMAT FRAMES FILTER: the median kernel time of each binary
 kernel() {
     local what=$1 size=$2 fmt=$3 n=$4 filter=$5 values=() b log
+    [ -n "${ONLY:-}" ] && ! [[ $what =~ $ONLY ]] && return
     for b in "${BINARIES[@]}"; do
         log=$OUT/kernel-$what-$(label "$b").log
         "$(binary "$b")" -nostdin -hide_banner $HW -f lavfi -i "$(src "$size" "$fmt")" \
@@ -104,7 +107,7 @@ kernel vb-causal  $HD  yuv420p 20 "vbm3d_gpu=sigma=20:causal=1"
 
 # MEMORY_OPTS: further options for the memory rows, e.g. :band=16 (the
 # smallest automatic bands: the memory of a device with little of it)
-if [ -n "${CLTRACE_SO:-}" ]; then
+if [ -n "${CLTRACE_SO:-}" ] && [ -z "${ONLY:-}" ]; then
     for fmt in gray gbrp; do
         for f in "nlmeans_gpu=sigma=20" "nlmeans_gpu=sigma=20:p=5:step=1" "bm3d_gpu=sigma=20" \
                  "bm3d_gpu=sigma=20:preset=ref" "vbm3d_gpu=sigma=20"; do
@@ -112,6 +115,12 @@ if [ -n "${CLTRACE_SO:-}" ]; then
             [ -n "${MEMORY_OPTS:-}" ] && memory $BIG $fmt "$f$MEMORY_OPTS"
         done
     done
+fi
+
+if [ -n "${ONLY:-}" ]; then
+    echo
+    cat "$TABLE"
+    exit 0
 fi
 
 RAW=$TMPDIR/compare-$$.yuv

@@ -12,6 +12,13 @@
  * It changes nothing else, so it also measures filters that have no
  * profiling of their own (FFmpeg's nlmeans_opencl).
  *
+ * For kernel work, two more variables act on every program build:
+ *   CLTRACE_BUILD_OPTIONS  appended to the build options (for example
+ *                          -cl-nv-verbose: NVIDIA's register and spill
+ *                          report in the build log);
+ *   CLTRACE_PROGRAMS=P     writes each program's build log and binary (PTX
+ *                          on NVIDIA) to P.N.log and P.N.bin.
+ *
  *   cc -O2 -shared -fPIC -o cltrace.so cltrace.c -ldl -lpthread
  *   LD_PRELOAD=./cltrace.so ffmpeg ...
  *
@@ -204,6 +211,68 @@ cl_int clFinish(cl_command_queue q)
         clWaitForEvents(nb_pending, pending);
     collect();
     pthread_mutex_unlock(&lock);
+    return ret;
+}
+
+/* The build log and binary of program p, the n-th built, to P.n.log and
+ * P.n.bin. */
+static void save_program(cl_program p, cl_device_id dev, const char *prefix, int n)
+{
+    char path[4096], *log = NULL;
+    unsigned char *bin = NULL;
+    size_t size = 0;
+    FILE *f;
+
+    if (clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS &&
+        (log = malloc(size + 1)) &&
+        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
+        snprintf(path, sizeof(path), "%s.%d.log", prefix, n);
+        if ((f = fopen(path, "w"))) {
+            fwrite(log, 1, strnlen(log, size), f);
+            fclose(f);
+        }
+    }
+    free(log);
+    /* one device per program in the filters */
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL) == CL_SUCCESS &&
+        size && (bin = malloc(size)) &&
+        clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL) == CL_SUCCESS) {
+        snprintf(path, sizeof(path), "%s.%d.bin", prefix, n);
+        if ((f = fopen(path, "wb"))) {
+            fwrite(bin, 1, size, f);
+            fclose(f);
+        }
+    }
+    free(bin);
+}
+
+cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devices,
+                      const char *options,
+                      void (CL_CALLBACK *notify)(cl_program, void *), void *opaque)
+{
+    static cl_int (*f)(cl_program, cl_uint, const cl_device_id *, const char *,
+                       void (CL_CALLBACK *)(cl_program, void *), void *);
+    static int nb_built;
+    const char *extra = getenv("CLTRACE_BUILD_OPTIONS");
+    const char *prefix = getenv("CLTRACE_PROGRAMS");
+    char opts[8192];
+    cl_device_id dev = nb_devices ? devices[0] : NULL;
+    cl_int ret;
+
+    if (!f)
+        f = next("clBuildProgram");
+    if (extra) {
+        snprintf(opts, sizeof(opts), "%s %s", options ? options : "", extra);
+        options = opts;
+    }
+    ret = f(p, nb_devices, devices, options, notify, opaque);
+    if (prefix) {
+        if (!dev)
+            clGetProgramInfo(p, CL_PROGRAM_DEVICES, sizeof(dev), &dev, NULL);
+        pthread_mutex_lock(&lock);
+        save_program(p, dev, prefix, nb_built++);
+        pthread_mutex_unlock(&lock);
+    }
     return ret;
 }
 
