@@ -45,7 +45,9 @@ static float denoise_pick_channel(float4 v, int channel)
  * 65535). The stored integer is recovered first, since devices convert
  * normalised samples to float in different ways (v / 255 or v * (1 / 255)),
  * so that every device and the golden model see the same values. The plane
- * starts 'offset' floats into dst (a slot of a ring of planes).
+ * starts 'offset' floats into dst (a slot of a ring of planes). It may be
+ * larger than the image (a small plane padded for the filter): the sampler
+ * then repeats the image's last column and row.
  */
 __kernel void denoise_load_plane(__read_only image2d_t src,
                                  int channel,
@@ -80,8 +82,8 @@ static float denoise_quantise(float v, float container, int shift)
 
 /*
  * Write a plane of up to two channels. Channel c takes its value from
- * plane c when bit c of 'mask' is set, or else is copied from the source
- * image unchanged.
+ * plane c (rows of 'pitch' floats, at least 'width') when bit c of 'mask'
+ * is set, or else is copied from the source image unchanged.
  */
 __kernel void denoise_store_plane(__write_only image2d_t dst,
                                   __read_only image2d_t src,
@@ -90,6 +92,7 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
                                   int mask,
                                   int width,
                                   int height,
+                                  int pitch,
                                   float container,
                                   int shift)
 {
@@ -101,9 +104,9 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
         return;
     v = read_imagef(src, denoise_sampler, (int2)(x, y));
     if (mask & 1)
-        v.x = denoise_quantise(plane0[y * width + x], container, shift);
+        v.x = denoise_quantise(plane0[y * pitch + x], container, shift);
     if (mask & 2)
-        v.y = denoise_quantise(plane1[y * width + x], container, shift);
+        v.y = denoise_quantise(plane1[y * pitch + x], container, shift);
     write_imagef(dst, (int2)(x, y), v);
 }
 

@@ -111,8 +111,20 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
                                                   comp->channel + 1);
         layout->plane_width[cd->plane]  = comp->width;
         layout->plane_height[cd->plane] = comp->height;
+        layout->plane_pitch[cd->plane]  = comp->width;
     }
     return 0;
+}
+
+void ff_denoise_opencl_pad_components(DenoiseLayout *layout, int min_size)
+{
+    for (int c = 0; c < layout->nb_components; c++) {
+        DenoiseComponent *comp = &layout->comp[c];
+
+        comp->width  = FFMAX(comp->width,  min_size);
+        comp->height = FFMAX(comp->height, min_size);
+        layout->plane_pitch[comp->plane] = comp->width;
+    }
 }
 
 int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
@@ -802,6 +814,7 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(dst), DENOISE_ARG(src), DENOISE_ARG(plane0),
         DENOISE_ARG(plane1), DENOISE_ARG(channel_mask),
         DENOISE_ARG(layout->plane_width[p]), DENOISE_ARG(layout->plane_height[p]),
+        DENOISE_ARG(layout->plane_pitch[p]),
         DENOISE_ARG(layout->container), DENOISE_ARG(layout->shift),
     };
 

@@ -65,7 +65,11 @@ enum DenoiseSearchMode {
     DENOISE_SEARCH_DIRECT,
 };
 
-/** Where one colour component of a frame lives, and its dimensions. */
+/**
+ * Where one colour component of a frame lives, and the dimensions of its
+ * float planes: those of the image, or larger where the filter pads small
+ * planes (ff_denoise_opencl_pad_components()).
+ */
 typedef struct DenoiseComponent {
     int plane;      ///< image (plane) index in the OpenCL frame
     int channel;    ///< channel inside that image (0 or 1)
@@ -79,8 +83,9 @@ typedef struct DenoiseLayout {
     int nb_planes;
     DenoiseComponent comp[DENOISE_MAX_COMPONENTS];
     int plane_channels[DENOISE_MAX_COMPONENTS]; ///< channels per image
-    int plane_width[DENOISE_MAX_COMPONENTS];
+    int plane_width[DENOISE_MAX_COMPONENTS];  ///< image sizes
     int plane_height[DENOISE_MAX_COMPONENTS];
+    int plane_pitch[DENOISE_MAX_COMPONENTS];  ///< row of its float planes
     float container;     ///< largest value of a sample's storage unit
     int shift;           ///< unused low bits of a sample (p010: 6)
     int is_rgb;
@@ -403,6 +408,14 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink,
 int ff_denoise_opencl_config_output(AVFilterLink *outlink,
                                     DenoiseOpenCLContext *dn,
                                     const DenoiseQueueOps *ops);
+
+/**
+ * Make the float planes of every component at least min_size x min_size:
+ * a smaller image is loaded with its last column and row repeated (the
+ * load samples the image clamped to its edge) and only its own samples are
+ * stored back.
+ */
+void ff_denoise_opencl_pad_components(DenoiseLayout *layout, int min_size);
 
 /** Describe the planes and components of a supported software format. */
 int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,

@@ -338,24 +338,6 @@ static int resolve_parameters(AVFilterContext *avctx)
     return 0;
 }
 
-/* The planes of the selected components must hold a block. */
-static int check_plane_sizes(AVFilterContext *avctx)
-{
-    BM3DGPUContext *s = avctx->priv;
-
-    for (int c = 0; c < s->dn.layout.nb_components; c++) {
-        const DenoiseComponent *comp = &s->dn.layout.comp[c];
-        if (ff_denoise_opencl_selected(&s->dn, c) &&
-            (comp->width < BLOCK || comp->height < BLOCK)) {
-            av_log(avctx, AV_LOG_ERROR, "Plane %d is %dx%d: %s needs "
-                   "planes of at least %dx%d samples.\n", c, comp->width,
-                   comp->height, avctx->filter->name, BLOCK, BLOCK);
-            return AVERROR(EINVAL);
-        }
-    }
-    return 0;
-}
-
 /* 64-bit atomics where the device has them and the atomics option allows. */
 static int choose_atomics(AVFilterContext *avctx)
 {
@@ -530,9 +512,8 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     int width = s->dn.width, height = s->dn.height;
     int err;
 
-    err = check_plane_sizes(avctx);
-    if (err < 0)
-        return err;
+    /* planes smaller than a block are filtered padded to one */
+    ff_denoise_opencl_pad_components(&s->dn.layout, BLOCK);
     /* the frames of the window: ring - 1 - delay past frames, the frame
      * being output and the delay frames after it */
     size->delay = s->estim == ESTIMATE_BASIC ? s->future : 2 * s->future;

@@ -78,6 +78,35 @@ vbm() {
 }
 
 export -f ff nlm bm vbm
+
+# expect_frames NAME FILTER FORMAT SIZE: noisy frames of SIZE (1x1 and up)
+# through FILTER exit 0 with every frame (3), none equal to its input where
+# the filter has something to filter (planes of 2x2 or more). 4:2:0 sizes
+# are even: hwupload cannot allocate odd-sized 4:2:0 OpenCL frames on PoCL.
+expect_frames() {
+    local name=$1 filter=$2 fmt=$3 size=$4 src rc n
+    RUN=$((RUN + 1))
+    src="color=c=gray:s=$size:r=5:d=0.6,noise=alls=40:allf=t,format=$fmt"
+    timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error -f lavfi -i "$src" \
+        -f framemd5 -y "$TMP/in.md5" 2> "$TMP/err"
+    timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV -f lavfi -i "$src" \
+        -vf "hwupload,$filter,hwdownload,format=$fmt" -f framemd5 -y "$TMP/out.md5" 2>> "$TMP/err"
+    rc=$?
+    n=$(grep -c '^0,' "$TMP/out.md5" 2> /dev/null)
+    if [ $rc -ne 0 ]; then
+        echo "FAIL $name: exit status $rc"
+        tail -n 3 "$TMP/err" | sed 's/^/    /'
+        FAILED=$((FAILED + 1))
+    elif [ "$n" != 3 ]; then
+        echo "FAIL $name: $n frames out of 3"
+        FAILED=$((FAILED + 1))
+    elif [ "$size" != 1x1 ] && cmp -s <(cut -d, -f6 "$TMP/in.md5") <(cut -d, -f6 "$TMP/out.md5"); then
+        echo "FAIL $name: frames unchanged"
+        FAILED=$((FAILED + 1))
+    else
+        echo "ok   $name: 3 frames"
+    fi
+}
 export FFMPEG DEV
 
 # invalid option values
@@ -128,9 +157,13 @@ expect_error "bm3d range=100" "range.*out of range"                   bm "range=
 expect_error "bm3d thmse<-1"  "thmse.*out of range"                   bm "thmse=-2"
 expect_error "bm3d preset"    "Unable to parse|preset"                bm "preset=best"
 expect_error "bm3d estim"     "Unable to parse|estim"                 bm "estim=middle"
-expect_error "bm3d 7x5"       "needs planes of at least 8x8"          bm "sigma=10" gray 7x5
-expect_error "bm3d 16x6 420"  "needs planes of at least 8x8"          bm "sigma=10" yuv420p 16x6
 expect_error "bm3d rgba"      "Unsupported input format rgba"         bm "sigma=10" rgba
+# planes smaller than a block are filtered (padded to 8x8), down to 1x1
+expect_frames "bm3d 1x1 gray"     "bm3d_gpu=sigma=30"            gray    1x1
+expect_frames "bm3d 7x5 gray"     "bm3d_gpu=sigma=30"            gray    7x5
+expect_frames "bm3d 16x6 420"     "bm3d_gpu=sigma=30"            yuv420p 16x6
+expect_frames "bm3d 4x2 420 ref"  "bm3d_gpu=sigma=30:preset=ref" yuv420p 4x2
+expect_frames "bm3d 5x2 gbrp"     "bm3d_gpu=sigma=30"            gbrp    5x2
 
 expect_error "past=16"     "past.*out of range"               nlm "past=16"
 expect_error "future=16"   "future.*out of range"             nlm "future=16"
@@ -142,8 +175,10 @@ expect_error "vbm3d perframe=0"  "perframe.*out of range"               vbm "per
 expect_error "vbm3d perframe=9"  "perframe.*out of range"               vbm "perframe=9"
 expect_error "vbm3d prange=100"  "prange.*out of range"                 vbm "prange=100"
 expect_error "vbm3d group=6"     "group \(6\) must be a power of two"  vbm "group=6"
-expect_error "vbm3d 7x5"         "needs planes of at least 8x8"         vbm "sigma=10" gray 7x5
 expect_error "vbm3d rgba"        "Unsupported input format rgba"        vbm "sigma=10" rgba
+expect_frames "vbm3d 2x2 420"    "vbm3d_gpu=sigma=30"         yuv420p 2x2
+expect_frames "vbm3d 7x5 gray"   "vbm3d_gpu=sigma=30"         gray    7x5
+expect_frames "vbm3d 9x4 444"    "vbm3d_gpu=sigma=30:causal=1" yuv444p 9x4
 
 # determinism NAME DURATION FILTER: two runs, both successful, with every
 # frame (5 a second of 96x64 yuv420p) and identical bytes

@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     const char *pos_args[2];
     const char *profile = "fast", *basic_name = NULL, *err;
     PNMImage in, out;
-    int nb_pos = 0, joint = 1, yuv = 0, nb_ch;
+    int nb_pos = 0, joint = 1, yuv = 0, nb_ch, out_width, out_height;
     float *noisy[3], *basic[3], *dst[3];
     size_t n;
     int a, c;
@@ -156,6 +156,10 @@ int main(int argc, char **argv)
 
     if (ref_read_pnm(pos_args[0], &in) < 0)
         return 1;
+    out_width  = in.width;
+    out_height = in.height;
+    if (ref_pad_image(&in, 8) < 0)
+        return 1;
     nb_ch = in.channels;
     if (yuv && nb_ch != 3) {
         fprintf(stderr, "%s: -yuv needs a PPM (P6)\n", pos_args[0]);
@@ -168,6 +172,8 @@ int main(int argc, char **argv)
     }
 
     out = in;
+    out.width  = out_width;
+    out.height = out_height;
     n = (size_t)in.width * in.height;
     out.data = malloc(n * nb_ch * sizeof(*out.data));
     if (!out.data) {
@@ -192,9 +198,9 @@ int main(int argc, char **argv)
             bm3d_model_plane(noisy[c], in.width, in.height, &par,
                              basic[c], dst[c]);
 
-    if (ref_write_planes(pos_args[1], dst, &out) < 0)
+    if (ref_write_planes(pos_args[1], dst, in.width, &out) < 0)
         return 1;
-    if (basic_name && ref_write_planes(basic_name, basic, &out) < 0)
+    if (basic_name && ref_write_planes(basic_name, basic, in.width, &out) < 0)
         return 1;
 
     free(in.data);

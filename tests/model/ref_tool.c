@@ -71,16 +71,48 @@ void ref_load_plane(const PNMImage *img, int c, float *plane)
                                      img->maxval);
 }
 
-int ref_write_planes(const char *name, float *const *planes, PNMImage *img)
+int ref_write_planes(const char *name, float *const *planes, int pitch,
+                     PNMImage *img)
 {
-    size_t i, n = (size_t)img->width * img->height;
-    int c;
+    size_t i = 0;
+    int x, y, c;
 
-    for (i = 0; i < n; i++)
-        for (c = 0; c < img->channels; c++)
-            img->data[i * img->channels + c] =
-                ref_quantise(planes[c][i], img->maxval);
+    for (y = 0; y < img->height; y++)
+        for (x = 0; x < img->width; x++, i++)
+            for (c = 0; c < img->channels; c++)
+                img->data[i * img->channels + c] =
+                    ref_quantise(planes[c][(size_t)y * pitch + x], img->maxval);
     return pnm_write(name, img);
+}
+
+int ref_pad_image(PNMImage *img, int min_size)
+{
+    int width  = img->width  < min_size ? min_size : img->width;
+    int height = img->height < min_size ? min_size : img->height;
+    unsigned *data;
+    int x, y, c;
+
+    if (width == img->width && height == img->height)
+        return 0;
+    data = malloc((size_t)width * height * img->channels * sizeof(*data));
+    if (!data) {
+        fprintf(stderr, "out of memory\n");
+        return -1;
+    }
+    for (y = 0; y < height; y++) {
+        int sy = y < img->height ? y : img->height - 1;
+        for (x = 0; x < width; x++) {
+            int sx = x < img->width ? x : img->width - 1;
+            for (c = 0; c < img->channels; c++)
+                data[((size_t)y * width + x) * img->channels + c] =
+                    img->data[((size_t)sy * img->width + sx) * img->channels + c];
+        }
+    }
+    free(img->data);
+    img->data   = data;
+    img->width  = width;
+    img->height = height;
+    return 0;
 }
 
 double ref_parse_num(const char *opt, const char *arg, double min, double max)

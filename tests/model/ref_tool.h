@@ -49,11 +49,20 @@ unsigned ref_quantise(float v, int maxval);
 void ref_load_plane(const PNMImage *img, int c, float *plane);
 
 /*
- * Write the img->channels planes of 'planes', quantised to the maxval of
- * 'img' and interleaved into img->data, to the file 'name'. Returns 0, or
- * -1 after a message.
+ * Write the img->channels planes of 'planes' (rows of 'pitch' floats, at
+ * least img->width), quantised to the maxval of 'img' and interleaved into
+ * img->data, to the file 'name'. Returns 0, or -1 after a message.
  */
-int ref_write_planes(const char *name, float *const *planes, PNMImage *img);
+int ref_write_planes(const char *name, float *const *planes, int pitch,
+                     PNMImage *img);
+
+/*
+ * Extend 'img' to at least min_size x min_size samples by repeating its
+ * last column and row, as the filters load a plane smaller than their
+ * block (doc/bm3d_gpu-algorithm.md, "Small planes"). Returns 0, or -1
+ * after a message.
+ */
+int ref_pad_image(PNMImage *img, int min_size);
 
 /*
  * The value of option 'opt', a number in min .. max (an integer for

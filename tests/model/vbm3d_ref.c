@@ -169,11 +169,12 @@ static void free_planes(float **planes, int nb)
 }
 
 /*
- * Write frames planes[c][f], f = 0 .. nb_frames - 1, quantised as 'img'
- * (whose samples are overwritten), to the names of 'pattern'.
+ * Write frames planes[c][f], f = 0 .. nb_frames - 1 (rows of 'pitch'
+ * floats), quantised as 'img' (whose samples are overwritten), to the names
+ * of 'pattern'.
  */
 static int write_frames(const char *pattern, int start, float **const *planes,
-                        int nb_frames, PNMImage *img)
+                        int nb_frames, int pitch, PNMImage *img)
 {
     int f, c, ret = 0;
 
@@ -183,7 +184,7 @@ static int write_frames(const char *pattern, int start, float **const *planes,
 
         for (c = 0; c < img->channels; c++)
             frame[c] = planes[c][f];
-        ret = ref_write_planes(name, frame, img);
+        ret = ref_write_planes(name, frame, pitch, img);
         free(name);
     }
     return ret;
@@ -299,6 +300,10 @@ int main(int argc, char **argv)
     }
 
     in = read_frames(in_names, nb_frames);
+    out = in[0];
+    for (f = 0; f < nb_frames; f++)
+        if (ref_pad_image(&in[f], 8) < 0)
+            return 1;
     nb_ch = in[0].channels;
     if (yuv && nb_ch != 3) {
         fprintf(stderr, "%s: -yuv needs a PPM (P6)\n", in_names[0]);
@@ -328,11 +333,11 @@ int main(int argc, char **argv)
             vbm3d_model_planes(noisy[c], nb_frames, in[0].width,
                                in[0].height, &par, basic[c], dst[c]);
 
-    out = in[0];
-    if (write_frames(out_pattern, start, dst, nb_frames, &out) < 0)
+    out.data = in[0].data;  /* large enough: the padded frame's */
+    if (write_frames(out_pattern, start, dst, nb_frames, in[0].width, &out) < 0)
         return 1;
     if (basic_pattern &&
-        write_frames(basic_pattern, start, basic, nb_frames, &out) < 0)
+        write_frames(basic_pattern, start, basic, nb_frames, in[0].width, &out) < 0)
         return 1;
 
     for (f = 0; f < nb_frames; f++)
