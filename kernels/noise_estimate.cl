@@ -98,7 +98,9 @@ __kernel void noise_blocks(__global const float *plane,
         return;
     p = plane + offset + (by * step) * width + bx * step;
 
-    /* 1-D DCT of each row: rows[y][j] */
+    /* 1-D DCT of each row: rows[y][j] (every loop unrolled, so that rows
+     * stays in registers) */
+#pragma unroll
     for (int y = 0; y < NOISE_BLOCK; y++) {
         float v[NOISE_BLOCK];
 #pragma unroll
