@@ -544,3 +544,152 @@ void patch_search_squares(__global const float *frames,
     if (active)
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
+
+/*
+ * patch_search_tiled for one channel and patches of at most
+ * ROWS_MAX_PATCH samples, sharing whole rows of patches instead of blocks:
+ * for SEARCH_UNROLL offsets at a time, the work-group computes the row
+ * distance of every row of its region at each of its TILE reference
+ * columns, once, since a row serves every patch of that column that covers
+ * it (8 / step of them); then each work-item adds up the 8 rows of its
+ * patch. A row distance is summed exactly as patch_search_tiled sums it
+ * (its 'block'-sample sums in order, each times the channel's weight), so
+ * the distances are the same bits, on any samples. It also fits steps
+ * prime to the patch size (bm3d_gpu's `ref`: step 3), whose one-sample
+ * blocks take patch_search_tiled more local memory than GPUs have.
+ *
+ * Local memory, in floats: ref_tile rw * rh as patch_search_tiled's, then
+ * row_sums SEARCH_UNROLL * rh * TILE.
+ */
+#define ROWS_MAX_PATCH 8
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_rows(__global const float *frames,
+                       int channels,
+                       uint channel_stride,
+                       float4 channel_weights,
+                       int width,
+                       int height,
+                       int first_slot,
+                       int nb_frames,
+                       int ring,
+                       int ref_slot,
+                       int patch,
+                       int step,
+                       int block,
+                       int radius,
+                       int nx,
+                       int ny,
+                       int regular_nx,
+                       int regular_ny,
+                       int gy_first,
+                       int ref_first,
+                       __global uint *positions,
+                       __global float *distances,
+                       __local float *ref_tile,
+                       __local float *row_sums)
+{
+    int lx  = get_local_id(0);
+    int ly  = get_local_id(1);
+    int lid = ly * TILE + lx;
+    int gx  = get_group_id(0) * TILE + lx;
+    int gy  = gy_first + get_group_id(1) * TILE + ly;
+    int x_base = get_group_id(0) * TILE * step;
+    int y_base = (gy_first + get_group_id(1) * TILE) * step;
+    int rw  = (TILE - 1) * step + patch;
+    int rh  = (TILE - 1) * step + patch;
+    int nbx = rw / block;
+    int active = gx < regular_nx && gy < min(regular_ny, ny);
+    int x0 = gx * step, y0 = gy * step;
+    uint plane_size = (uint)width * height;
+    __global const float *ref_plane = frames + ref_slot * plane_size;
+    float weight = search_channel_weight(channel_weights, 0);
+    float dist[NB];
+    uint pos[NB];
+
+    /* the reference region, laid out as in patch_search_tiled */
+    for (int ry = ly; ry < rh; ry += TILE) {
+        int py = min(y_base + ry, height - 1);
+        for (int rx = lx; rx < rw; rx += TILE) {
+            int px = min(x_base + rx, width - 1);
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
+
+    for (int i = 0; i < nb_frames; i++) {
+        int t = (first_slot + i) % ring;
+        __global const float *plane = frames + t * plane_size;
+
+        for (int dy = -radius; dy <= radius; dy++) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
+                /* row (tx, ry): the row ry of the region in the patch of
+                 * reference column tx, for UNROLL offsets */
+                for (int item = lid; item < TILE * rh; item += TILE * TILE) {
+                    int tx = item % TILE, ry = item / TILE;
+                    __global const float *row =
+                        plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+                    __local const float *ref_row = ref_tile + ry * rw;
+                    int rx0 = tx * step;
+                    int px0 = x_base + rx0 + dx0;
+                    float cand[ROWS_MAX_PATCH + UNROLL - 1];
+                    float sum[UNROLL], h[UNROLL];
+
+#pragma unroll
+                    for (int k = 0; k < ROWS_MAX_PATCH + UNROLL - 1; k++)
+                        if (k < patch + UNROLL - 1)
+                            cand[k] = row[clamp(px0 + k, 0, width - 1)];
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        sum[u] = h[u] = 0.0f;
+#pragma unroll
+                    for (int k = 0; k < ROWS_MAX_PATCH; k++) {
+                        if (k < patch) {
+                            int rx  = rx0 + k;
+                            float r = ref_row[(rx % block) * nbx + rx / block];
+#pragma unroll
+                            for (int u = 0; u < UNROLL; u++) {
+                                float d = r - cand[k + u];
+                                sum[u] += d * d;
+                            }
+                            /* the end of a block: its sum into the row */
+                            if ((k + 1) % block == 0) {
+#pragma unroll
+                                for (int u = 0; u < UNROLL; u++) {
+                                    h[u] += weight * sum[u];
+                                    sum[u] = 0.0f;
+                                }
+                            }
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < UNROLL; u++)
+                        row_sums[(u * rh + ry) * TILE + tx] = h[u];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+
+                /* each patch: its rows, top to bottom */
+                for (int u = 0; u < UNROLL && active; u++) {
+                    int cx = x0 + dx0 + u, cy = y0 + dy;
+                    __local const float *b = row_sums + (u * rh + ly * step) * TILE + lx;
+                    float ssd = 0.0f;
+
+                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
+                        cx > width - patch || cy > height - patch ||
+                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
+                        continue;
+                    for (int j = 0; j < patch; j++)
+                        ssd += b[j * TILE];
+                    if (ssd < dist[NB - 1])
+                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+        }
+    }
+
+    if (active)
+        search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
+}

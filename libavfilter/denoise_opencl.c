@@ -408,6 +408,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
+    [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
 };
@@ -925,10 +926,16 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->tile_local[0] = region * region * sizeof(cl_float);
     ds->tile_local[1] = DENOISE_SEARCH_UNROLL * (region / ds->block) * region *
                         sizeof(cl_float);
-    fits = max_wg >= tile * tile &&
-           ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+    ds->rows_local    = DENOISE_SEARCH_UNROLL * region * tile * sizeof(cl_float);
+    ds->tiled_fit = max_wg >= tile * tile &&
+                    ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+    ds->rows_fit  = patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
+                    max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS]) >=
+                    tile * tile &&
+                    ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
     ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
                       tile * tile;
+    fits = ds->tiled_fit || ds->rows_fit;
 
     /* On CPUs local memory is ordinary memory and barriers are costly: the
      * per-patch search is faster there. */
@@ -962,16 +969,27 @@ static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
 {
     return ds->integer_samples && ds->squares_fit && ch->nb == 1 &&
            ch->weight[0] == 1.0f && ds->patch <= 16 && ds->block >= 2 &&
-           ds->block <= 8;
+           ds->block <= 8 && ds->tiled_fit;
+}
+
+/* The work-group kernel for this search, or -1 where none fits. */
+static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
+{
+    if (squares_fit(ds, ch))
+        return DENOISE_KERNEL_SEARCH_SQUARES;
+    if (ds->rows_fit && ch->nb == 1)
+        return DENOISE_KERNEL_SEARCH_ROWS;
+    return ds->tiled_fit ? DENOISE_KERNEL_SEARCH_TILED : -1;
 }
 
 /*
  * One search kernel over the reference patches of the band from gy_first to
- * gy_end, from limit_nx (or limit_ny) on, or below them for the work-group
- * kernel, whose local buffers follow the common arguments.
+ * gy_end, from limit_nx (or limit_ny) on with the per-patch kernel (kernel
+ * -1), or below them with a work-group kernel, whose local buffers follow
+ * the common arguments.
  */
 static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                             int tiled, const DenoiseSearch *ds, cl_mem frames,
+                             int kernel, const DenoiseSearch *ds, cl_mem frames,
                              const DenoiseChannels *ch,
                              const DenoiseWindow *win, int ref_first,
                              int limit_nx, int limit_ny, int gy_first,
@@ -980,6 +998,7 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
+    size_t local2 = kernel == DENOISE_KERNEL_SEARCH_ROWS ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
@@ -989,14 +1008,12 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(ds->radius), DENOISE_ARG(ds->nx), DENOISE_ARG(gy_end),
         DENOISE_ARG(limit_nx), DENOISE_ARG(limit_ny), DENOISE_ARG(gy_first),
         DENOISE_ARG(ref_first), DENOISE_ARG(positions), DENOISE_ARG(distances),
-        DENOISE_LOCAL_ARG(ds->tile_local[0]), DENOISE_LOCAL_ARG(ds->tile_local[1]),
+        DENOISE_LOCAL_ARG(ds->tile_local[0]), DENOISE_LOCAL_ARG(local2),
     };
 
     av_assert0(ch->nb >= 1 && ch->nb <= DENOISE_MAX_CHANNELS);
-    if (tiled)
-        return ff_denoise_opencl_run(avctx, dn, dn->kernels[squares_fit(ds, ch) ?
-                                                            DENOISE_KERNEL_SEARCH_SQUARES :
-                                                            DENOISE_KERNEL_SEARCH_TILED],
+    if (kernel >= 0)
+        return ff_denoise_opencl_run(avctx, dn, dn->kernels[kernel],
                                      args, FF_ARRAY_ELEMS(args),
                                      ds->regular_nx, FFMIN(limit_ny, gy_end) - gy_first,
                                      DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE, stage);
@@ -1006,9 +1023,9 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 }
 
 /*
- * The work-group kernel on the regular grid where it fits the device, the
- * per-patch kernel for the rest (the last row and column of the grid, moved
- * to the frame's edge).
+ * The work-group kernel on the regular grid where one fits the device and
+ * the search, the per-patch kernel for the rest (the last row and column of
+ * the grid, moved to the frame's edge).
  */
 int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              const DenoiseSearch *ds, cl_mem frames,
@@ -1018,15 +1035,16 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              cl_mem distances, int stage)
 {
     int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
+    int kernel = ds->tiled ? tiled_kernel(ds, ch) : -1;
     int err;
 
-    if (!ds->tiled)
-        return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
+    if (kernel < 0)
+        return run_search_kernel(avctx, dn, -1, ds, frames, ch, win, ref_first,
                                  0, 0, gy_first, gy_end, positions, distances,
                                  stage);
 
     if (gy_first < ds->regular_ny) {
-        err = run_search_kernel(avctx, dn, 1, ds, frames, ch, win, ref_first,
+        err = run_search_kernel(avctx, dn, kernel, ds, frames, ch, win, ref_first,
                                 ds->regular_nx, ds->regular_ny, gy_first,
                                 gy_end, positions, distances, stage);
         if (err < 0)
@@ -1034,7 +1052,7 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     }
     if (ds->regular_nx == ds->nx && ds->regular_ny >= gy_end)
         return 0;
-    return run_search_kernel(avctx, dn, 0, ds, frames, ch, win, ref_first,
+    return run_search_kernel(avctx, dn, -1, ds, frames, ch, win, ref_first,
                              ds->regular_nx, ds->regular_ny, gy_first, gy_end,
                              positions, distances, stage);
 }

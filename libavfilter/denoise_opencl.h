@@ -41,6 +41,7 @@
 #define DENOISE_MAX_STAGES     8
 #define DENOISE_SEARCH_TILE    16   ///< side of the work-group search's tile
 #define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
+#define DENOISE_SEARCH_ROWS_MAX_PATCH 8 ///< patch_search_rows's largest patch
 
 /**
  * Device memory for the tables of the reference patches (neighbours, their
@@ -101,8 +102,11 @@ typedef struct DenoiseSearch {
     int nx, ny;         ///< grid of reference patches
     int regular_nx;     ///< reference patches on the regular grid x = gx * step
     int regular_ny;
-    int tiled;          ///< patch_search_tiled for the regular grid
-    size_t tile_local[2]; ///< its local buffers, in bytes
+    int tiled;          ///< a work-group search for the regular grid
+    int tiled_fit;      ///< patch_search_tiled fits the device
+    int rows_fit;       ///< patch_search_rows fits (one-channel searches)
+    size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
+    size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
     /**
      * Set by the filter when the searched planes hold integers in the 8-bit
@@ -283,6 +287,7 @@ enum DenoiseKernel {
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
     DENOISE_KERNEL_SEARCH_SQUARES,
+    DENOISE_KERNEL_SEARCH_ROWS,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,
     DENOISE_NB_KERNELS,
