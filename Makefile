@@ -12,6 +12,8 @@
 #                  FFmpeg release, in build/patches (PATCHES_DIR=...)
 #   make check-patches  the series applies with git am to the release and
 #                  gives exactly the tree that the build and FATE use
+#   make check-gpu  what needs a real GPU (OPENCL_DEVICE=P.D; FFMPEG=,
+#                  TESTBIN= for a copied ffmpeg and test tools)
 #   make check-ffmpeg-7.1, check-ffmpeg-5.1  the patches and FATE tests
 #                  against a minimal build of another FFmpeg series
 #                  (SERIES_CHECK=check: every test)
@@ -42,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-gpu check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -145,6 +147,22 @@ check-ffmpeg-%:
 	test -f $(SERIES_BUILDDIR)/config.mk || ./configure --minimal --ffmpeg-series=$* \
 	    --builddir=$(SERIES_BUILDDIR) --config-mk=$(SERIES_BUILDDIR)/config.mk
 	$(MAKE) CONFIG_MK=$(SERIES_BUILDDIR)/config.mk $(SERIES_CHECK)
+
+# What needs a real GPU (doc/reliability.md), run there, for example on the
+# H100: make check-gpu OPENCL_DEVICE=1.0 FFMPEG=path/ffmpeg TESTBIN=path/tools
+# with an ffmpeg and test tools built here and copied over (nothing is
+# built): the FATE tests' frame checksums (tests/fate_md5.py), the golden
+# models, nv12/p010/p016 and hwmap (tests/semiplanar.sh), and GPU_CASES
+# random robustness cases.
+GPU_CASES ?= 300
+check-gpu:
+	$(PYTHON) tests/fate_md5.py --ffmpeg $(FFMPEG) $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py --cases $(GPU_CASES)
+	@echo "make check-gpu: all tests passed"
 
 check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
