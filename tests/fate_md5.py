@@ -21,10 +21,13 @@ REFS = os.path.join(ROOT, 'tests', 'ref', 'fate')
 
 
 def source(size, fmt8, fmt, frames):
-    """GPU_DENOISE_SRC of the makefile (d=1.6 for 8 frames)."""
+    """GPU_DENOISE_SRC of the makefile (d=1.6 for 8 frames): gbrp drawn by
+    testsrc2 itself, gray16le by way of gray, as there."""
     duration = '1.6' if frames == 8 else '0.6'
-    return (f'testsrc2=s=96x72:r=5:d={duration},scale,format={fmt8},'
-            f'noise=alls=25:allf=t,crop={size}:0:0,scale,format={fmt}')
+    first = '' if fmt8 == 'gbrp' else 'scale,'
+    last = 'scale,format=gray,' if fmt == 'gray16le' else ''
+    return (f'testsrc2=s=96x72:r=5:d={duration},{first}format={fmt8},'
+            f'noise=alls=25:allf=t,crop={size}:0:0,{last}scale,format={fmt}')
 
 
 def tests():
@@ -47,10 +50,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--ffmpeg', required=True)
     ap.add_argument('--device', default='')
+    ap.add_argument('--match', default='', help='only the tests whose name contains this')
     args = ap.parse_args()
     dev = 'opencl=ocl' + (':' + args.device if args.device else '')
     failed = 0
-    cases = list(tests())
+    cases = [c for c in tests() if args.match in c[0]]
     for name, filt, size, fmt8, fmt, opts, frames, ref in cases:
         graph = f'{source(size, fmt8, fmt, frames)},hwupload,{filt}={opts},hwdownload,format={fmt}'
         cmd = [args.ffmpeg, '-nostdin', '-nostats', '-init_hw_device', dev,
