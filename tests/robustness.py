@@ -27,7 +27,10 @@ with a time limit. A case passes when
     for a value out of range or not a number (which must fail), hwupload's
     message for a size the format's chroma subsampling does not divide
     (OpenCL frames cannot hold those), otherwise an error logged by the
-    filter itself.
+    filter itself that is one of the documented refusals of a valid
+    configuration (ALLOWED_REFUSALS: a constraint between options, a
+    device limit). Any other error of the filter ("Failed to enqueue
+    kernel", "Kernel failed", ...) fails the case.
 
 A timeout, a signal, an assertion, a wrong frame count, an accepted value
 out of range or a refusal without a message fails the test; each failure
@@ -334,28 +337,55 @@ def cost(case):
 COST_LIMIT = 4e9
 
 
+# The only refusals of a configuration whose options are each in range,
+# each with the message it must log (regular expression) and where it is
+# documented; any other error of the filter fails the case.
+ALLOWED_REFUSALS = [
+    (r"^group2? \(\d+\) must be a power of two",
+     "bm3d_gpu, vbm3d_gpu: group and group2 are powers of two (their option help)"),
+    (r"^step \(\d+\) must not exceed the (chroma )?patch size",
+     "nlmeans_gpu: step no larger than p and pc (doc/nlmeans_gpu.texi)"),
+    (r"^sigma must be from 0 to 255, auto \(-1\) or curve \(-2\)",
+     "sigma between -2 and 0 other than auto (-1) and curve (-2)"),
+    (r"^band=\d+ is too small for patches of \d+",
+     "nlmeans_gpu: a band holds at least the rows of one patch"),
+    (r"^sigma cannot change from or to auto or curve while filtering",
+     "runtime command: sigma=auto or curve is chosen at start"),
+    (r"^Frames of \d+x\d+ are too large|^The OpenCL device refused a buffer of \d+ bytes",
+     "device limits: the largest allocation, the device's memory"),
+]
+
+
+def allowed_refusal(line):
+    """Whether a filter's error line is a documented refusal."""
+    return any(re.search(pattern, line) for pattern, _ in ALLOWED_REFUSALS)
+
+
 # Cases that found bugs, run first in every mode (rK): filter, WxH, format,
-# frames, options.
+# frames, options, and the option that must be refused as out of range
+# (where its range changed since).
 REGRESSIONS = [
     # kaiser once in range (0 to 20) but above about 11.5: the final estimate was
-    # black where the Kaiser window's weights are small (all of it at 20)
-    ("bm3d_gpu", "16x16", "gray", 1, "kaiser=20"),
-    ("bm3d_gpu", "24x37", "yuv422p", 1, "group=4:kaiser=12.409:search=direct"),
-    ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=15:past=1:future=1"),
-    # since then kaiser stops at 5 (the values above are refused): the
-    # largest accepted value must give a sane picture
-    ("bm3d_gpu", "16x16", "gray", 1, "kaiser=5"),
-    ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=5:past=1:future=1"),
+    # black where the Kaiser window's weights are small (all of it at 20);
+    # since then kaiser stops at 5 and these values are refused
+    ("bm3d_gpu", "16x16", "gray", 1, "kaiser=20", "kaiser"),
+    ("bm3d_gpu", "24x37", "yuv422p", 1, "group=4:kaiser=12.409:search=direct", "kaiser"),
+    ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=15:past=1:future=1", "kaiser"),
+    # the largest accepted value must give a sane picture
+    ("bm3d_gpu", "16x16", "gray", 1, "kaiser=5", None),
+    ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=5:past=1:future=1", None),
 ]
 
 
 def regression_case(i, filters, formats):
-    name, size, fmt, frames, opts = REGRESSIONS[i]
+    name, size, fmt, frames, opts, refused = REGRESSIONS[i]
     c = Case()
     c.k, c.filter, c.shape, c.fmt, c.frames = "r%d" % i, name, None, fmt, frames
     c.w, c.h = (int(v) for v in size.split("x"))
     c.values = dict(kv.split("=", 1) for kv in opts.split(":"))
     c.expect, c.bad_option, c.enable, c.command = "any", None, None, None
+    if refused:
+        c.expect, c.bad_option = "fail", refused
     c.noise, c.noise_seed = 10, 1
     if name not in filters or fmt not in formats:
         raise ValueError("regression case r%d: %s or %s not available" % (i, name, fmt))
@@ -634,8 +664,10 @@ def classify(c, lay, p, out, ref):
         return "refused-upload", "hwupload: " + re.search(
             r"^\[hwupload @ [^]]*\] (.*)$", err, re.M).group(1)
     lines = filter_errors(c, err)
-    if lines:
+    if lines and allowed_refusal(lines[0]):
         return "refused", lines[0]
+    if lines:
+        return "FAIL", "refused with an error not in ALLOWED_REFUSALS: %s" % lines[0]
     return "FAIL", "exit %d without an error from %s" % (rc, c.filter)
 
 
