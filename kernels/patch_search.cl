@@ -24,6 +24,7 @@
  *   NB_NEIGHBORS   size of the table of most similar patches
  *   SEARCH_TILE    side of the square work-group of patch_search_tiled
  *   SEARCH_UNROLL  offsets of the search window per pass of that kernel
+ *   SEARCH_ROWS_UNROLL  the same for patch_search_rows
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left
  * sample. Reference patches lie on a grid of step 'step' whose last row and
@@ -548,7 +549,7 @@ void patch_search_squares(__global const float *frames,
 /*
  * patch_search_tiled for one channel and patches of at most
  * ROWS_MAX_PATCH samples, sharing whole rows of patches instead of blocks:
- * for SEARCH_UNROLL offsets at a time, the work-group computes the row
+ * for SEARCH_ROWS_UNROLL offsets at a time, the work-group computes the row
  * distance of every row of its region at each of its TILE reference
  * columns, once, since a row serves every patch of that column that covers
  * it (8 / step of them); then each work-item adds up the 8 rows of its
@@ -559,9 +560,10 @@ void patch_search_squares(__global const float *frames,
  * blocks take patch_search_tiled more local memory than GPUs have.
  *
  * Local memory, in floats: ref_tile rw * rh as patch_search_tiled's, then
- * row_sums SEARCH_UNROLL * rh * TILE.
+ * row_sums SEARCH_ROWS_UNROLL * rh * TILE.
  */
 #define ROWS_MAX_PATCH 8
+#define ROWS_UNROLL    SEARCH_ROWS_UNROLL
 
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void patch_search_rows(__global const float *frames,
@@ -624,9 +626,9 @@ void patch_search_rows(__global const float *frames,
         __global const float *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += ROWS_UNROLL) {
                 /* row (tx, ry): the row ry of the region in the patch of
-                 * reference column tx, for UNROLL offsets */
+                 * reference column tx, for ROWS_UNROLL offsets */
                 for (int item = lid; item < TILE * rh; item += TILE * TILE) {
                     int tx = item % TILE, ry = item / TILE;
                     __global const float *row =
@@ -634,15 +636,15 @@ void patch_search_rows(__global const float *frames,
                     __local const float *ref_row = ref_tile + ry * rw;
                     int rx0 = tx * step;
                     int px0 = x_base + rx0 + dx0;
-                    float cand[ROWS_MAX_PATCH + UNROLL - 1];
-                    float sum[UNROLL], h[UNROLL];
+                    float cand[ROWS_MAX_PATCH + ROWS_UNROLL - 1];
+                    float sum[ROWS_UNROLL], h[ROWS_UNROLL];
 
 #pragma unroll
-                    for (int k = 0; k < ROWS_MAX_PATCH + UNROLL - 1; k++)
-                        if (k < patch + UNROLL - 1)
+                    for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
+                        if (k < patch + ROWS_UNROLL - 1)
                             cand[k] = row[clamp(px0 + k, 0, width - 1)];
 #pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
+                    for (int u = 0; u < ROWS_UNROLL; u++)
                         sum[u] = h[u] = 0.0f;
 #pragma unroll
                     for (int k = 0; k < ROWS_MAX_PATCH; k++) {
@@ -650,14 +652,14 @@ void patch_search_rows(__global const float *frames,
                             int rx  = rx0 + k;
                             float r = ref_row[(rx % block) * nbx + rx / block];
 #pragma unroll
-                            for (int u = 0; u < UNROLL; u++) {
+                            for (int u = 0; u < ROWS_UNROLL; u++) {
                                 float d = r - cand[k + u];
                                 sum[u] += d * d;
                             }
                             /* the end of a block: its sum into the row */
                             if ((k + 1) % block == 0) {
 #pragma unroll
-                                for (int u = 0; u < UNROLL; u++) {
+                                for (int u = 0; u < ROWS_UNROLL; u++) {
                                     h[u] += weight * sum[u];
                                     sum[u] = 0.0f;
                                 }
@@ -665,13 +667,13 @@ void patch_search_rows(__global const float *frames,
                         }
                     }
 #pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
+                    for (int u = 0; u < ROWS_UNROLL; u++)
                         row_sums[(u * rh + ry) * TILE + tx] = h[u];
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
 
                 /* each patch: its rows, top to bottom */
-                for (int u = 0; u < UNROLL && active; u++) {
+                for (int u = 0; u < ROWS_UNROLL && active; u++) {
                     int cx = x0 + dx0 + u, cy = y0 + dy;
                     __local const float *b = row_sums + (u * rh + ly * step) * TILE + lx;
                     float ssd = 0.0f;

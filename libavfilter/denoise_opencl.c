@@ -437,7 +437,8 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     OpenCLFilterContext *ocf = avctx->priv;
     static const char search_defines[] =
         "#define SEARCH_TILE "   AV_STRINGIFY(DENOISE_SEARCH_TILE)   "\n"
-        "#define SEARCH_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_UNROLL) "\n";
+        "#define SEARCH_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_UNROLL) "\n"
+        "#define SEARCH_ROWS_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_ROWS_UNROLL) "\n";
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     cl_int cle;
@@ -926,7 +927,7 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->tile_local[0] = region * region * sizeof(cl_float);
     ds->tile_local[1] = DENOISE_SEARCH_UNROLL * (region / ds->block) * region *
                         sizeof(cl_float);
-    ds->rows_local    = DENOISE_SEARCH_UNROLL * region * tile * sizeof(cl_float);
+    ds->rows_local    = DENOISE_SEARCH_ROWS_UNROLL * region * tile * sizeof(cl_float);
     ds->tiled_fit = max_wg >= tile * tile &&
                     ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
     ds->rows_fit  = patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
