@@ -158,6 +158,13 @@ def estimates(run, items, pix_fmt, opts, pre=None):
     return out
 
 
+def has_pix_fmt(ffmpeg, name):
+    """Whether this ffmpeg knows the pixel format."""
+    p = subprocess.run([ffmpeg, "-hide_banner", "-pix_fmts"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, check=True)
+    return re.search(r"\s%s\s" % re.escape(name), p.stdout.decode()) is not None
+
+
 def part_accuracy(args, ff, run, data, lines, failures):
     names = args.photos
     if args.acc_size:
@@ -194,12 +201,19 @@ def part_accuracy(args, ff, run, data, lines, failures):
     log("accuracy, gray 8 bits: done")
 
     # 16 bits (gray16) and 10 bits (gbrp10msb, the first component), from
-    # the same noise drawn on 16-bit samples
+    # the same noise drawn on 16-bit samples. FFmpeg before 8.0 has no MSB
+    # formats, and its 10-bit formats that the filters take are two-channel
+    # ones (p010...), which a CPU OpenCL device cannot carry: 16 bits only.
     hi_names = names[:3]
-    lines += ["", "### Accuracy, 16 and 10 bits (estimate; error)", "",
-              "| sigma | " + " | ".join("%s %s" % (n, b) for b in ("16-bit", "10-bit")
+    ten_bits = has_pix_fmt(args.ffmpeg, "gbrp10msble")
+    depths = ("16-bit", "10-bit") if ten_bits else ("16-bit",)
+    if not ten_bits:
+        log("accuracy, 10 bits: skipped, this FFmpeg has no gbrp10msble")
+    lines += ["", "### Accuracy, %s bits (estimate; error)" % " and ".join(
+                  d.split("-")[0] for d in depths), "",
+              "| sigma | " + " | ".join("%s %s" % (n, b) for b in depths
                                        for n in hi_names) + " |",
-              "|---" * (2 * len(hi_names) + 1) + "|"]
+              "|---" * (len(depths) * len(hi_names) + 1) + "|"]
     paths16 = []
     for i, p in enumerate(paths[:len(hi_names)]):
         p16 = p.replace(".pgm", "-16.pgm")
@@ -215,8 +229,8 @@ def part_accuracy(args, ff, run, data, lines, failures):
         # 10 bits: converted to gbrp10msb (R = G = B, no range change),
         # the first component estimated
         est10 = estimates(run, items, "gray16be", "sigma=auto:sigma_tau=0:planes=1:" + CHEAP,
-                          pre="format=gbrp10msble")
-        for bits, est in (("16-bit", est16), ("10-bit", est10)):
+                          pre="format=gbrp10msble") if ten_bits else None
+        for bits, est in (("16-bit", est16), ("10-bit", est10))[:len(depths)]:
             for i, name in enumerate(hi_names):
                 e = est[i][0]
                 cells.append("%.2f (%s)" % (e, check_accuracy(name, sigma, e, clean_est[name],
