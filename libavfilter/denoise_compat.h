@@ -86,6 +86,7 @@ static inline int ff_denoise_compat_query_formats(AVFilterContext *avctx)
 #define ff_source_nlmeans_gpu_cl    ff_opencl_source_nlmeans_gpu
 #define ff_source_bm3d_gpu_cl       ff_opencl_source_bm3d_gpu
 #define ff_source_vbm3d_search_cl   ff_opencl_source_vbm3d_search
+#define ff_source_noise_estimate_cl ff_opencl_source_noise_estimate
 #endif
 
 #if LIBAVUTIL_VERSION_INT < AV_VERSION_INT(58, 12, 100)
