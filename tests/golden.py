@@ -2,8 +2,10 @@
 """nlmeans_gpu, bm3d_gpu and vbm3d_gpu on the OpenCL device against the plain
 C golden models (tests/model/), on noisy crops of a natural photograph of
 several sizes, odd and tiny ones included, 8 and 16 bits, gray, RGB and YUV
-4:4:4, and several option sets; vbm3d_gpu on short sequences of a moving
-crop, of 1 frame, of fewer frames than the window and of more.
+4:4:4, and several option sets; 4:2:0 and 4:2:2 frames plane by plane (the
+chroma options csigma, pc and rc on U and V, planes left out unchanged);
+vbm3d_gpu on short sequences of a moving crop, of 1 frame, of fewer frames
+than the window and of more.
 
 Tolerance, and why:
   - bm3d_gpu and vbm3d_gpu: none. Their models follow
@@ -270,6 +272,93 @@ def sequence_case(ff, args, photo, filt, i, case):
     return n, failed
 
 
+# Subsampled YUV, plane by plane: (width, height, format, filter options).
+# Each plane of a noisy frame is compared with the model run on that plane
+# alone, with the chroma options (csigma, pc, rc) for U and V; planes the
+# planes option leaves out must equal the input.
+SUBSAMPLED_CASES = [
+    ("nlmeans_gpu", 64, 48, "yuv420p", "sigma=20"),
+    ("nlmeans_gpu", 66, 50, "yuv420p", "sigma=20:csigma=8:pc=4:rc=9"),
+    ("nlmeans_gpu", 64, 48, "yuv422p", "sigma=20:pc=2:step=2:rc=5"),
+    ("nlmeans_gpu", 64, 48, "yuv420p", "sigma=20:planes=1"),
+    ("nlmeans_gpu", 64, 48, "yuv420p", "sigma=20:planes=6:csigma=12"),
+    ("bm3d_gpu", 64, 48, "yuv420p", "sigma=20"),
+    ("bm3d_gpu", 66, 30, "yuv420p", "sigma=20:csigma=6"),
+    ("bm3d_gpu", 64, 48, "yuv422p", "sigma=20:preset=ref"),
+    ("bm3d_gpu", 40, 24, "yuv420p", "sigma=20:planes=1"),
+    ("bm3d_gpu", 14, 10, "yuv420p", "sigma=20"),
+]
+
+# chroma shifts (log2) of the subsampled formats
+SUBSAMPLING = {"yuv420p": (1, 1), "yuv422p": (1, 0)}
+
+
+def plane_options(filt, opts, plane):
+    """The filter options as they apply to one plane (0: Y, 1, 2: U, V), and
+    whether the plane is filtered at all."""
+    kv = dict(o.split("=", 1) for o in opts.split(":"))
+    planes = int(kv.pop("planes", "15"))
+    csigma, pc, rc = kv.pop("csigma", None), kv.pop("pc", None), kv.pop("rc", None)
+    if plane:
+        if csigma is not None and float(csigma) >= 0:
+            kv["sigma"] = csigma
+        if pc and int(pc):
+            kv["p"] = pc
+        if rc and int(rc):
+            kv["r"] = rc
+    return ":".join("%s=%s" % i for i in kv.items()), bool(planes & (1 << plane))
+
+
+def write_pgm(path, width, height, data):
+    with open(path, "wb") as f:
+        f.write(b"P5\n%d %d\n255\n" % (width, height))
+        f.write(data)
+
+
+def subsampled_case(ff, args, photo, i, case):
+    """One 4:2:0 or 4:2:2 case: each plane against its model. Returns
+    (runs, failures)."""
+    filt, w, h, fmt, opts = case
+    model = "nlmeans_ref" if filt == "nlmeans_gpu" else "bm3d_ref"
+    work = os.path.join(args.work, "subsampled-%d" % i)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    sx, sy = SUBSAMPLING[fmt]
+    sizes = [(w, h)] + [(-(-w >> sx), -(-h >> sy))] * 2
+    clean = ff.run(["-i", photo, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, fmt),
+                    "-frames:v", "1", "-f", "rawvideo", "-"])
+    noisy, pos = [], 0
+    for c, (pw, ph) in enumerate(sizes):
+        src = os.path.join(work, "clean-%d.pgm" % c)
+        write_pgm(src, pw, ph, clean[pos:pos + pw * ph])
+        pos += pw * ph
+        noisy.append(os.path.join(work, "noisy-%d.pgm" % c))
+        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
+                        str(5000 + 10 * i + c), src, noisy[-1]], check=True)
+    frame = b"".join(read_pnm(n)[3] for n in noisy)
+    out = ff.filter_raw(frame, fmt, w, h, "hwupload,%s=%s,hwdownload,format=%s"
+                        % (filt, opts, fmt), opencl=True)
+    runs = failed = 0
+    pos = 0
+    for c, (pw, ph) in enumerate(sizes):
+        gpu = os.path.join(work, "gpu-%d.pgm" % c)
+        write_pgm(gpu, pw, ph, out[pos:pos + pw * ph])
+        pos += pw * ph
+        popts, filtered = plane_options(filt, opts, c)
+        ref = os.path.join(work, "model-%d.pgm" % c)
+        if filtered:
+            subprocess.run([os.path.join(args.tools, model)] + model_args(filt, popts, 8) +
+                           [noisy[c], ref], check=True)
+        else:
+            shutil.copy(noisy[c], ref)
+        line, ok = compare(args.tools, gpu, ref, 8, filt)
+        failed += not ok
+        runs += 1
+        print("%s %-11s %3dx%-3d %-7s %-36s plane %d %s" % (
+            "ok  " if ok else "FAIL", filt, w, h, fmt, opts, c, line))
+    return runs, failed
+
+
 def write_ppm(path, width, height, data):
     with open(path, "wb") as f:
         f.write(b"P6\n%d %d\n255\n" % (width, height))
@@ -336,6 +425,12 @@ def main():
             runs += 1
             print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
                                                             bits, opts, search, line))
+    for i, case in enumerate(SUBSAMPLED_CASES):
+        if args.match not in "%s %s %s" % (case[0], case[3], case[4]):
+            continue
+        n, f = subsampled_case(ff, args, astronaut, i, case)
+        runs += n
+        failed += f
     sequences = [("vbm3d_gpu", c) for c in VBM3D_CASES] + \
                 [("nlmeans_gpu", c) for c in NLMEANS_VIDEO_CASES]
     for i, (filt, case) in enumerate(sequences):
