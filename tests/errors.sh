@@ -86,7 +86,7 @@ export -f ff nlm bm vbm
 expect_frames() {
     local name=$1 filter=$2 fmt=$3 size=$4 src rc n
     RUN=$((RUN + 1))
-    src="color=c=gray:s=$size:r=5:d=0.6,noise=alls=40:allf=t,format=$fmt"
+    src="color=c=gray:s=$size:r=5:d=0.6,format=$fmt,noise=alls=40:allf=t,format=$fmt"
     timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error -f lavfi -i "$src" \
         -f framemd5 -y "$TMP/in.md5" 2> "$TMP/err"
     timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV -f lavfi -i "$src" \
