@@ -130,9 +130,10 @@ expect_ok yuv420p nlmeans_gpu=sigma=10
 expect_ok yuv420p nlmeans_gpu=sigma=10:past=2:future=2
 expect_ok yuv420p bm3d_gpu=sigma=10
 expect_ok gbrp bm3d_gpu=sigma=10:preset=fast
+expect_ok gray bm3d_gpu=sigma=10:preset=ref
 expect_ok yuv420p vbm3d_gpu=sigma=10
 expect_ok gray16le vbm3d_gpu=sigma=10:causal=1
-expect_error "" yuv420p nlmeans_gpu=sigma=-1 "out of range|Error"
+expect_error "" yuv420p nlmeans_gpu=sigma=-1.5 "sigma must be from 0 to 255"
 expect_error image=6 yuv420p vbm3d_gpu=sigma=10 "refused|Failed to create|allocate"
 # software frames in and out, and a refused image in the overlapped steady
 # state of that path
