@@ -141,6 +141,8 @@ def mean_psnr(out, clean_frames, frame_size):
 
 def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
     """Best value of a peer's strength parameter: a grid scale * factors,
+    extended by the grid's step beyond whichever end is best until the best
+    value has a worse value tried on each side (or is the bound lo or hi),
     then 'refinements' halvings around the best point. Returns
     (value, score, {value: score})."""
     tried = {}
@@ -153,7 +155,16 @@ def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
 
     for f in factors:
         ev(scale * f)
-    step = (factors[1] - factors[0]) * scale / 2
+    grid = (factors[1] - factors[0]) * scale
+    while True:
+        best = max(tried, key=tried.get)
+        if best == min(tried) and best > lo:
+            ev(best - grid)
+        elif best == max(tried) and best < hi:
+            ev(best + grid)
+        else:
+            break
+    step = grid / 2
     for _ in range(refinements):
         best = max(tried, key=tried.get)
         ev(best - step)
