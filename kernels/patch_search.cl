@@ -166,6 +166,40 @@ static void search_store(const float *dist, const uint *pos, int r,
 }
 
 /*
+ * The reference region of a work-group kernel (the patches of its TILE x
+ * TILE references, rw x rh samples from (x_base, y_base), clamped to the
+ * plane) into local memory, stored as [row][i % block][i / block] so that
+ * neighbouring work-items read neighbouring addresses; then a barrier.
+ */
+static void search_load_ref_tile(__global const float *ref_plane, int width,
+                                 int height, int x_base, int y_base, int rw,
+                                 int rh, int block, __local float *ref_tile)
+{
+    int lx  = get_local_id(0);
+    int ly  = get_local_id(1);
+    int nbx = rw / block;
+
+    for (int ry = ly; ry < rh; ry += TILE) {
+        int py = min(y_base + ry, height - 1);
+        for (int rx = lx; rx < rw; rx += TILE) {
+            int px = min(x_base + rx, width - 1);
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Whether the patch at (cx, cy) is a candidate of the reference patch at
+ * (x0, y0): inside the plane, and not the reference itself where that one
+ * is entry 0 (ref_first, in its own frame). */
+static int search_candidate(int cx, int cy, int width, int height, int patch,
+                            int ref_first, int ref_frame, int x0, int y0)
+{
+    return cx >= 0 && cy >= 0 && cx <= width - patch && cy <= height - patch &&
+           !(ref_first && ref_frame && cx == x0 && cy == y0);
+}
+
+/*
  * One work-item per reference patch, reading patches from global memory.
  * Reference patches with gx < skip_nx and gy < skip_ny are left to
  * patch_search_tiled.
@@ -296,16 +330,8 @@ void patch_search_tiled(__global const float *frames,
     float dist[NB];
     uint pos[NB];
 
-    /* the reference region, stored as [row][i % block][i / block] so that
-     * neighbouring work-items read neighbouring addresses */
-    for (int ry = ly; ry < rh; ry += TILE) {
-        int py = min(y_base + ry, height - 1);
-        for (int rx = lx; rx < rw; rx += TILE) {
-            int px = min(x_base + rx, width - 1);
-            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
+                         ref_tile);
 
     search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
@@ -369,9 +395,9 @@ void patch_search_tiled(__global const float *frames,
                                              lx * blocks_per_step;
                     float ssd = 0.0f;
 
-                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
-                        cx > width - patch || cy > height - patch ||
-                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
+                    if (dx0 + u > radius ||
+                        !search_candidate(cx, cy, width, height, patch, ref_first,
+                                          t == ref_slot, x0, y0))
                         continue;
                     for (int j = 0; j < patch; j++) {
                         float row = 0.0f;
@@ -458,16 +484,8 @@ void patch_search_squares(__global const float *frames,
     float dist[NB];
     uint pos[NB];
 
-    /* the reference region, [row][i % block][i / block] as in
-     * patch_search_tiled */
-    for (int ry = ly; ry < rh; ry += TILE) {
-        int py = min(y_base + ry, height - 1);
-        for (int rx = lx; rx < rw; rx += TILE) {
-            int px = min(x_base + rx, width - 1);
-            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
+                         ref_tile);
 
     search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
@@ -527,9 +545,9 @@ void patch_search_squares(__global const float *frames,
                         (u * nby + ly * blocks_per_step) * nbx + lx * blocks_per_step;
                     float ssd = 0.0f;
 
-                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
-                        cx > width - patch || cy > height - patch ||
-                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
+                    if (dx0 + u > radius ||
+                        !search_candidate(cx, cy, width, height, patch, ref_first,
+                                          t == ref_slot, x0, y0))
                         continue;
                     for (int j = 0; j < blocks_per_patch; j++)
                         for (int k = 0; k < blocks_per_patch; k++)
@@ -609,15 +627,8 @@ void patch_search_rows(__global const float *frames,
     float dist[NB];
     uint pos[NB];
 
-    /* the reference region, laid out as in patch_search_tiled */
-    for (int ry = ly; ry < rh; ry += TILE) {
-        int py = min(y_base + ry, height - 1);
-        for (int rx = lx; rx < rw; rx += TILE) {
-            int px = min(x_base + rx, width - 1);
-            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
+                         ref_tile);
 
     search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
@@ -678,9 +689,9 @@ void patch_search_rows(__global const float *frames,
                     __local const float *b = row_sums + (u * rh + ly * step) * TILE + lx;
                     float ssd = 0.0f;
 
-                    if (dx0 + u > radius || cx < 0 || cy < 0 ||
-                        cx > width - patch || cy > height - patch ||
-                        (ref_first && t == ref_slot && cx == x0 && cy == y0))
+                    if (dx0 + u > radius ||
+                        !search_candidate(cx, cy, width, height, patch, ref_first,
+                                          t == ref_slot, x0, y0))
                         continue;
                     for (int j = 0; j < patch; j++)
                         ssd += b[j * TILE];
