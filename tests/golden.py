@@ -32,7 +32,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
-from common import FFmpeg, read_pnm, skimage_data_dir  # noqa: E402
+from common import FFmpeg, read_pnm, skimage_data_dir, write_pgm  # noqa: E402
 
 BM3D_CASES = [
     # planes smaller than a block, filtered padded to 8x8
@@ -307,12 +307,6 @@ def plane_options(filt, opts, plane):
         if rc and int(rc):
             kv["r"] = rc
     return ":".join("%s=%s" % i for i in kv.items()), bool(planes & (1 << plane))
-
-
-def write_pgm(path, width, height, data):
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (width, height))
-        f.write(data)
 
 
 def subsampled_case(ff, args, photo, i, case):
