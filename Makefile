@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-longrun check-gpu check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -217,6 +217,12 @@ check-longrun: ffmpeg $(TESTBIN)/cltrace.so
 # short mode of tests/robustness.py: its regression cases and 60 cases)
 check-robustness: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py --short
+
+# The 10,000-case run of doc/reliability.md (hours on PoCL; not in make
+# check). Resumable: chunks already logged under build/robustness-long are
+# not run again.
+check-robustness-long: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) PYTHON=$(PYTHON) tests/robustness_long.sh
 
 check-model: ffmpeg $(TEST_TOOLS) check-vbm3d-model
 	@mkdir -p $(PHOTO_CACHE)

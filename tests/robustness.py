@@ -42,13 +42,17 @@ later frame. The regression cases r0, r1, ... (REGRESSIONS: cases that
 found bugs) run first in every mode.
 
 Usage: robustness.py [--ffmpeg PATH] [--device P.D] [--seed S]
-                     [--cases N | --short] [--case K ...] [--timeout T] [-v]
+                     [--cases N | --short] [--first K] [--jobs J]
+                     [--case K ...] [--timeout T] [-v]
+--first K runs cases K to K+N-1 (and, when K > 0, no regression cases), so
+that a long run can be made in chunks; --jobs J runs J cases at once.
 Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
 Standard library only.
 """
 
 import argparse
 import array
+import concurrent.futures
 import os
 import random
 import re
@@ -698,6 +702,11 @@ def main():
     ap.add_argument("--cases", type=int, default=DEFAULT_CASES)
     ap.add_argument("--short", action="store_true",
                     help="%d cases (make check)" % SHORT_CASES)
+    ap.add_argument("--first", type=int, default=0,
+                    help="number of the first random case (later chunks of a "
+                    "long run leave the regression cases out)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="cases run at once")
     ap.add_argument("--case", action="append", default=[],
                     help="run only case K, or regression case rK (repeatable)")
     ap.add_argument("--timeout", type=int, default=120)
@@ -718,30 +727,36 @@ def main():
         log("FAIL %s" % e)
         return 1
 
-    ks = args.case or ["r%d" % i for i in range(len(REGRESSIONS))] + list(range(args.cases))
+    regressions = [] if args.first else ["r%d" % i for i in range(len(REGRESSIONS))]
+    ks = args.case or regressions + list(range(args.first, args.first + args.cases))
     counts = {f: {} for f in FILTERS}
     kinds = {}
     failures = []
     times = []
-    for k in ks:
+
+    def run_case(k):
+        """(case, layout, outcome, detail, command, result) or an error."""
         try:
             if str(k).startswith("r"):
                 c = regression_case(int(str(k)[1:]), FILTERS, formats)
             else:
                 c = make_case(args.seed, int(k), FILTERS, options, formats)
         except ValueError as e:
-            log("FAIL %s" % e)
-            failures.append(k)
-            continue
+            return e
         lay = formats[c.fmt]
         ref_cmd, cmd = commands(args.ffmpeg, dev, c)
         r = run(ref_cmd, args.timeout)
         if r["rc"] != 0:
-            outcome, detail = "FAIL", "the input alone failed: %s" % r["stderr"].strip()[-300:]
-            p = r
-        else:
-            p = run(cmd, args.timeout)
-            outcome, detail = classify(c, lay, p, p["out"], r["out"])
+            return (c, lay, "FAIL", "the input alone failed: %s"
+                    % r["stderr"].strip()[-300:], ref_cmd, r)
+        p = run(cmd, args.timeout)
+        outcome, detail = classify(c, lay, p, p["out"], r["out"])
+        # the frames are checked: keep only what the summary needs
+        p["out"] = b""
+        return (c, lay, outcome, detail, cmd, p)
+
+    def record(k, res):
+        c, lay, outcome, detail, cmd, p = res
         counts[c.filter][outcome] = counts[c.filter].get(outcome, 0) + 1
         times.append((p["time"], k))
         if outcome in ("refused", "rejected-option", "refused-upload"):
@@ -759,6 +774,18 @@ def main():
         elif args.verbose:
             log(line)
 
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        results = pool.map(run_case, ks)
+        for k, res in zip(ks, results):
+            if isinstance(res, ValueError):
+                log("FAIL %s" % res)
+                failures.append(k)
+                continue
+            record(k, res)
+    return summarise(args, ks, t_start, counts, kinds, failures, times)
+
+
+def summarise(args, ks, t_start, counts, kinds, failures, times):
     elapsed = time.time() - t_start
     log("")
     log("summary, seed %s, %d cases in %.0f s:" % (args.seed, len(ks), elapsed))
