@@ -300,9 +300,11 @@ static void bm3d_load(__global const float *plane, __global const uint *position
 /*
  * One group: hard thresholding (wiener == 0) of the noisy stack, or Wiener
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
- * the oracle. 'noisy', 'basic', 'num' and 'den' are rings of planes of
- * plane_size samples, and positions index them: every patch of the group
- * lying in a slot set in agg_slots is added at its position to num/den.
+ * the oracle. 'noisy' and 'basic' are rings of 'ring' planes of plane_size
+ * samples, and positions index them; the reference frame is in ref_slot.
+ * Every patch of the group lying in the nb_aggregated frames from the
+ * reference one on is added at its position to num/den, rings of acc_ring
+ * planes where the reference frame's is acc_ref.
  * 'wiener' is a constant of each kernel below, so that no barrier sits in a
  * branch.
  */
@@ -323,7 +325,11 @@ static void bm3d_filter_group(__global const float *noisy,
                               __global long *num,
                               __global long *den,
                               uint plane_size,
-                              uint agg_slots,
+                              int ring,
+                              int ref_slot,
+                              int nb_aggregated,
+                              int acc_ref,
+                              int acc_ring,
                               __local float *stack,
                               __local float *scratch,
                               __local float *partial)
@@ -382,10 +388,13 @@ static void bm3d_filter_group(__global const float *noisy,
 
         for (int z = 0; z < n; z++) {
             uint p = positions[r * NB + z];
+            int slot = p / plane_size;
+            int d = (slot - ref_slot + ring) % ring;
 
-            if (!((agg_slots >> (p / plane_size)) & 1))
+            if (d >= nb_aggregated)
                 continue;
-            p += a * width + b;
+            p = ((acc_ref + d) % acc_ring) * plane_size + (p - slot * plane_size) +
+                a * width + b;
             bm3d_accumulate(num, p, convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
             bm3d_accumulate(den, p, kd);
         }
@@ -399,7 +408,8 @@ void name(__global const float *noisy, __global const float *basic,            \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *fwd, __constant float *inv,       \
           __constant float *kaiser, __global long *num, __global long *den,    \
-          uint plane_size, uint agg_slots)                                     \
+          uint plane_size, int ring, int ref_slot, int nb_aggregated,          \
+          int acc_ref, int acc_ring)                                           \
 {                                                                               \
     __local float stack[NB * KK];                                               \
     __local float scratch[NB * KK];                                             \
@@ -407,7 +417,8 @@ void name(__global const float *noisy, __global const float *basic,            \
                                                                                 \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
                       tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
-                      den, plane_size, agg_slots, stack, scratch, partial);     \
+                      den, plane_size, ring, ref_slot, nb_aggregated, acc_ref, \
+                      acc_ring, stack, scratch, partial);                       \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */

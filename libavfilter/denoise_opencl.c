@@ -1080,6 +1080,7 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
         .ring       = fq->ring,
         .ref_slot   = t % fq->ring,
         .nb_past    = t - lo,
+        .t          = t,
     };
 }
 

@@ -129,10 +129,11 @@ typedef struct DenoiseWindow {
     int ring;
     int ref_slot;
     int nb_past;        ///< frames of the window before the reference frame
+    int64_t t;          ///< the reference frame's number
 } DenoiseWindow;
 
 /** A window of one frame, for spatial filtering. */
-#define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0, 0 })
+#define DENOISE_WINDOW_SINGLE ((DenoiseWindow) { 0, 1, 1, 0, 0, 0 })
 
 #define DENOISE_MAX_RING 32   ///< frames kept on the device, at most
 

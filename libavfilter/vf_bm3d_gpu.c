@@ -157,6 +157,8 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_vbm3d_search;  ///< predictive search
     int joint;                      ///< group the three channels together
     int64_t next_basic;             ///< next frame of the first step
+    int acc_ring;                   ///< accumulator planes of each step
+    int64_t next_clear[2];          ///< next frame of each step's accumulators to clear
     cl_mem fwd[2];         ///< 2-D transform of each step
     cl_mem inv[2];         ///< and its inverse
     cl_mem kaiser;
@@ -164,7 +166,10 @@ typedef struct BM3DGPUContext {
     cl_mem src[DENOISE_MAX_COMPONENTS];
     cl_mem basic[DENOISE_MAX_COMPONENTS];
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    cl_mem num[2][DENOISE_MAX_COMPONENTS];  ///< accumulators of each step
+    /* accumulators of each step, a ring of acc_ring planes: frame t's in
+     * plane t % acc_ring, from the first group aggregated there until it is
+     * normalised */
+    cl_mem num[2][DENOISE_MAX_COMPONENTS];
     cl_mem den[2][DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem distances[DENOISE_MAX_COMPONENTS];
@@ -440,10 +445,11 @@ static cl_mem share_buffer(cl_mem buf)
 }
 
 /*
- * The buffers of component c, with rings of 'ring' frames. With one frame in
- * the ring (bm3d_gpu), the two steps share their accumulators, cleared
- * before the second step, and the output is written over the frame's
- * noisy samples, which the second step has finished reading by then.
+ * The buffers of component c, with rings of 'ring' frames, and acc_ring
+ * planes of accumulators. With one frame in the ring (bm3d_gpu), the two
+ * steps share their accumulators, cleared before the second step, and the
+ * output is written over the frame's noisy samples, which the second step
+ * has finished reading by then.
  */
 static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
@@ -452,6 +458,7 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs = 0;
     int single = ring == 1;
+    int steps = s->estim == ESTIMATE_BASIC ? 1 : 2;
 
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
@@ -464,14 +471,14 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     if (!s->src[c] || !s->basic[c] || !s->dst[c] || !s->positions[c] ||
         !s->distances[c])
         return AVERROR(ENOMEM);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < steps; i++) {
         if (i && single) {
             s->num[i][c] = share_buffer(s->num[0][c]);
             s->den[i][c] = share_buffer(s->den[0][c]);
             continue;
         }
-        s->num[i][c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_long));
-        s->den[i][c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_long));
+        s->num[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
+        s->den[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
         if (!s->num[i][c] || !s->den[i][c])
             return AVERROR(ENOMEM);
     }
@@ -518,6 +525,8 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * being output and the delay frames after it */
     size->delay = s->estim == ESTIMATE_BASIC ? s->future : 2 * s->future;
     size->ring  = s->past + size->delay + 1;
+    /* the groups of frame t are aggregated in frames t to t + future */
+    s->acc_ring = s->future + 1;
     /* positions index the ring of planes in 32 bits, accumulators in pairs
      * of 32-bit words */
     if ((uint64_t)width * height * size->ring > UINT32_MAX / 2) {
@@ -551,15 +560,30 @@ static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
     return 0;
 }
 
-/* The slots of the frames of the window from the reference frame on: the
- * patches of a group lying there are aggregated. */
-static cl_uint aggregation_slots(const DenoiseWindow *win)
+/*
+ * Before step i's groups of reference frame t, which are aggregated in
+ * frames t to t + future: the accumulator planes of those not cleared yet
+ * (the frames that had them before are normalised or passed through).
+ */
+static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
 {
-    cl_uint slots = 0;
+    BM3DGPUContext *s = avctx->priv;
+    int64_t end = t + s->future + 1;
+    int64_t u = FFMAX(s->next_clear[i], end - s->acc_ring);
 
-    for (int i = win->nb_past; i < win->nb_frames; i++)
-        slots |= 1U << ((win->first_slot + i) % win->ring);
-    return slots;
+    for (; u < end; u++) {
+        for (int c = 0; c < s->dn.layout.nb_components; c++) {
+            int slot = u % s->acc_ring, err;
+
+            if (!ff_denoise_opencl_selected(&s->dn, c))
+                continue;
+            if ((err = zero_slot(avctx, s, s->num[i][c], c, slot)) < 0 ||
+                (err = zero_slot(avctx, s, s->den[i][c], c, slot)) < 0)
+                return err;
+        }
+    }
+    s->next_clear[i] = end;
+    return 0;
 }
 
 /* Step i's search of the groups of component c on the ring 'guide', in the
@@ -626,7 +650,10 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     const DenoiseSearch *ds = &s->search[g][i];
     const BM3DStep *p = &s->par[i];
     cl_uint plane_size = comp->width * comp->height;
-    cl_uint agg_slots = aggregation_slots(win);
+    /* the patches in frames from the reference one on are aggregated, into
+     * the accumulator planes from the reference frame's */
+    cl_int nb_aggregated = win->nb_frames - win->nb_past;
+    cl_int acc_ref = win->t % s->acc_ring;
     float sigma = channel_sigma(s, c);
     float threshold = s->hdthr * sigma;
     const OpenCLKernelArg args[] = {
@@ -637,7 +664,9 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
         DENOISE_ARG(threshold), DENOISE_ARG(s->fwd[i]), DENOISE_ARG(s->inv[i]),
         DENOISE_ARG(s->kaiser), DENOISE_ARG(s->num[i][c]),
         DENOISE_ARG(s->den[i][c]), DENOISE_ARG(plane_size),
-        DENOISE_ARG(agg_slots),
+        DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
+        DENOISE_ARG(nb_aggregated), DENOISE_ARG(acc_ref),
+        DENOISE_ARG(s->acc_ring),
     };
 
     /* one work-group of BLOCK * BLOCK work-items per group */
@@ -683,24 +712,6 @@ static int run_step_groups(AVFilterContext *avctx, int i, int c0, int n,
     return 0;
 }
 
-/* Before the second step, the accumulators it shares with the first. */
-static int clear_shared_accumulators(AVFilterContext *avctx, int c0, int n,
-                                     int slot)
-{
-    BM3DGPUContext *s = avctx->priv;
-
-    for (int c = c0; c < c0 + n; c++) {
-        int err;
-
-        if (s->num[1][c] != s->num[0][c])
-            continue;
-        if ((err = zero_slot(avctx, s, s->num[1][c], c, slot)) < 0 ||
-            (err = zero_slot(avctx, s, s->den[1][c], c, slot)) < 0)
-            return err;
-    }
-    return 0;
-}
-
 /* Step i for reference frame t on every selected component. */
 static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
 {
@@ -711,20 +722,20 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
 
     /* the noise of frame t, when estimated */
     ff_denoise_opencl_use_frame(&s->dn, t);
+    err = clear_accumulators(avctx, i, t);
+    if (err < 0)
+        return err;
     for (int c0 = 0; c0 < s->dn.layout.nb_components; c0++) {
         int n = group_members(s, c0);
 
         if (!n)
             continue;
-        if (i)
-            err = clear_shared_accumulators(avctx, c0, n, win.ref_slot);
-        if (err >= 0)
-            err = run_step_groups(avctx, i, c0, n, &win);
+        err = run_step_groups(avctx, i, c0, n, &win);
         if (err < 0)
             return err;
         /* the estimates of frame t are complete */
         for (int c = c0; c < c0 + n; c++) {
-            err = normalise(avctx, c, i, win.ref_slot,
+            err = normalise(avctx, c, i, t % s->acc_ring,
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
             if (err < 0)
                 return err;
@@ -750,14 +761,13 @@ static int run_first_steps(AVFilterContext *avctx, int64_t end, int64_t last)
 static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
 {
     BM3DGPUContext *s = avctx->priv;
-    int slot = t % s->dn.fq.ring;
     int err;
 
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
         if (s->estim == ESTIMATE_BASIC) {
-            err = normalise(avctx, c, 0, slot, s->dst[c], 0);
+            err = normalise(avctx, c, 0, t % s->acc_ring, s->dst[c], 0);
             if (err < 0)
                 return err;
         }
@@ -806,27 +816,15 @@ static int skip_frame(AVFilterContext *avctx, int64_t t, int64_t last)
     return run_first_steps(avctx, last_basic_needed(s, t, last), last);
 }
 
-/* A new frame in its slot: cleared accumulators, and its planes (opponent
- * channels for RGB grouped jointly). */
+/* A new frame in its slot: its planes (opponent channels for RGB grouped
+ * jointly). */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     BM3DGPUContext *s = avctx->priv;
     int slots[DENOISE_MAX_COMPONENTS];
 
-    for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
-        int err;
-
+    for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++)
         slots[c] = slot;
-        if (!ff_denoise_opencl_selected(&s->dn, c))
-            continue;
-        for (int i = 0; i < 2; i++) {
-            if (i && s->num[1][c] == s->num[0][c])
-                break;
-            if ((err = zero_slot(avctx, s, s->num[i][c], c, slot)) < 0 ||
-                (err = zero_slot(avctx, s, s->den[i][c], c, slot)) < 0)
-                return err;
-        }
-    }
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
                                         s->joint && s->dn.layout.is_rgb);
 }
