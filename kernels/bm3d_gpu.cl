@@ -389,12 +389,15 @@ static void bm3d_filter_group(__global const float *noisy,
         for (int z = 0; z < n; z++) {
             uint p = positions[r * NB + z];
             int slot = p / plane_size;
-            int d = (slot - ref_slot + ring) % ring;
+            /* frames after the reference one: d = 0 .. nb_aggregated - 1,
+             * and acc_ref + d < 2 * acc_ring (no divisions) */
+            int d = slot - ref_slot + (slot < ref_slot ? ring : 0);
+            int acc = acc_ref + d;
 
             if (d >= nb_aggregated)
                 continue;
-            p = ((acc_ref + d) % acc_ring) * plane_size + (p - slot * plane_size) +
-                a * width + b;
+            acc -= acc >= acc_ring ? acc_ring : 0;
+            p = acc * plane_size + (p - slot * plane_size) + a * width + b;
             bm3d_accumulate(num, p, convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
             bm3d_accumulate(den, p, kd);
         }
