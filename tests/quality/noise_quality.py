@@ -480,8 +480,10 @@ def part_cost(args, ff, run, data, lines, failures):
     size = args.cost_size
     src = os.path.join(args.work, "cost-camera.pgm")
     if not os.path.exists(src):
-        ff.run(["-i", os.path.join(data, "camera.png"), "-vf", "crop=%d:%d,format=gray"
-                % (size, size), "-frames:v", "1", "-update", "1", "-y", src])
+        # camera is 512x512: larger frames are the photograph scaled up
+        ff.run(["-i", os.path.join(data, "camera.png"), "-vf",
+                "crop=min(iw\\,%d):min(ih\\,%d),scale=%d:%d,format=gray"
+                % (size, size, size, size), "-frames:v", "1", "-update", "1", "-y", src])
     noisy = awgn(args.tools, src, src.replace(".pgm", "-s20.pgm"), 20, 27000)
     frames = read_pnm(noisy)[3] * 3
     lines += ["", "### Cost on this device: kernel time per frame (profile=1), %dx%d gray, "
