@@ -184,41 +184,55 @@ __kernel void noise_select(__global uint *hist_low,
                            uint least,
                            uint bin_least)
 {
-    __local uint hist[NOISE_IBINS * NOISE_LBINS];
-    __local uint column[NOISE_LBINS];
+    /* the NOISE_IBINS rows of hist_low and their column sums, then their
+     * running sums along each row, computed in parallel (Hillis and
+     * Steele, between the two buffers) */
+    __local uint cum[2][(NOISE_IBINS + 1) * NOISE_LBINS];
+    __local int kept[NOISE_IBINS + 1];
+    const int total = (NOISE_IBINS + 1) * NOISE_LBINS;
     int id = get_local_id(0);
     int size = get_local_size(0);
+    int cur = 0;
 
     stats += base;
     for (int i = id; i < NOISE_IBINS * NOISE_LBINS; i += size) {
-        hist[i] = hist_low[i];
+        cum[0][i] = hist_low[i];
         hist_low[i] = 0;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int j = id; j < NOISE_LBINS; j += size) {
         uint s = 0;
         for (int b = 0; b < NOISE_IBINS; b++)
-            s += hist[b * NOISE_LBINS + j];
-        column[j] = s;
+            s += cum[0][b * NOISE_LBINS + j];
+        cum[0][NOISE_IBINS * NOISE_LBINS + j] = s;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    for (int off = 1; off < NOISE_LBINS; off *= 2) {
+        for (int i = id; i < total; i += size)
+            cum[cur ^ 1][i] = cum[cur][i] +
+                              (i % NOISE_LBINS >= off ? cum[cur][i - off] : 0);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        cur ^= 1;
+    }
 
-    /* work-item b scans row b, work-item NOISE_IBINS the column sums */
+    /* row b < NOISE_IBINS: intensity bin b; row NOISE_IBINS: the plane */
     if (id <= NOISE_IBINS) {
-        __local const uint *h = id < NOISE_IBINS ? hist + id * NOISE_LBINS : column;
-        uint n = 0, cum = 0;
-        int kept, last = -1;
+        uint n = cum[cur][id * NOISE_LBINS + NOISE_LBINS - 1];
 
-        for (int j = 0; j < NOISE_LBINS; j++)
-            n += h[j];
-        kept = noise_kept(n, num, den, id < NOISE_IBINS ? bin_least : least);
-        for (int j = 0; j < NOISE_LBINS && (int)cum < kept; j++) {
-            cum += h[j];
-            last = j;
-        }
-        thresholds[id] = kept ? last : -1;
+        kept[id] = noise_kept(n, num, den, id < NOISE_IBINS ? bin_least : least);
+        if (!kept[id])
+            thresholds[id] = -1;
         if (id < NOISE_IBINS)
             stats[id] = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the last bin kept: the first whose running sum reaches kept */
+    for (int i = id; i < total; i += size) {
+        int r = i / NOISE_LBINS, j = i % NOISE_LBINS;
+        uint k = kept[r];
+
+        if (k && cum[cur][i] >= k && (!j || cum[cur][i - 1] < k))
+            thresholds[r] = j;
     }
     for (int i = id; i < rows * NOISE_HBINS; i += size)
         stats[NOISE_IBINS + i] = 0;
