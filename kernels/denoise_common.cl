@@ -46,9 +46,22 @@ static float denoise_pick_channel(float4 v, int channel)
  * normalised samples to float in different ways (v / 255 or v * (1 / 255)),
  * so that every device and the golden model see the same values. The plane
  * starts 'offset' floats into dst (a slot of a ring of planes). It may be
- * larger than the image (a small plane padded for the filter): the sampler
- * then repeats the image's last column and row.
+ * larger than the image (a small plane padded for the filter): the image is
+ * then mirrored about its last column and row (and about its first and
+ * last again, as often as needed), so that every sample of a small plane
+ * has about the same weight in a block, as it would with a plane of the
+ * block's size.
  */
+static int denoise_mirror(int i, int size)
+{
+    int m;
+
+    if (i < size)
+        return i;
+    m = i % (2 * size);
+    return m < size ? m : 2 * size - 1 - m;
+}
+
 __kernel void denoise_load_plane(__read_only image2d_t src,
                                  int channel,
                                  __global float *dst,
@@ -63,7 +76,10 @@ __kernel void denoise_load_plane(__read_only image2d_t src,
 
     if (x >= width || y >= height)
         return;
-    v = denoise_pick_channel(read_imagef(src, denoise_sampler, (int2)(x, y)), channel);
+    v = denoise_pick_channel(read_imagef(src, denoise_sampler,
+                                         (int2)(denoise_mirror(x, get_image_width(src)),
+                                                denoise_mirror(y, get_image_height(src)))),
+                             channel);
     dst[offset + y * width + x] = rint(v * container) * (255.0f / container);
 }
 

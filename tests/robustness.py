@@ -366,8 +366,9 @@ def allowed_refusal(line):
 
 
 # Cases that found bugs, run first in every mode (rK): filter, WxH, format,
-# frames, options, and the option that must be refused as out of range
-# (where its range changed since).
+# frames, options, the option that must be refused as out of range (where
+# its range changed since), and optionally the noise's strength and seed
+# (10 and 1 otherwise).
 REGRESSIONS = [
     # kaiser once in range (0 to 20) but above about 11.5: the final estimate was
     # black where the Kaiser window's weights are small (all of it at 20);
@@ -378,11 +379,21 @@ REGRESSIONS = [
     # the largest accepted value must give a sane picture
     ("bm3d_gpu", "16x16", "gray", 1, "kaiser=5", None),
     ("vbm3d_gpu", "32x32", "yuv420p", 3, "kaiser=5:past=1:future=1", None),
+    # planes smaller than a block were extended by repeating their last
+    # column and row, which pulled the output towards the last sample
+    # (cases 4307 and 8793 of the 10,000-case run); now they are mirrored
+    # (with those cases' noise: strength, seed)
+    ("bm3d_gpu", "2x8", "yuv420p", 2, "preset=fast:sigma=30.605:csigma=9.826", None,
+     21, 220781570),
+    ("vbm3d_gpu", "2x2", "yuvj444p", 3,
+     "bstep=2:color=planes:estim=1:future=4:hdthr=4.666:prange=8:sigma=19.797", None,
+     37, 777508634),
 ]
 
 
 def regression_case(i, filters, formats):
-    name, size, fmt, frames, opts, refused = REGRESSIONS[i]
+    name, size, fmt, frames, opts, refused = REGRESSIONS[i][:6]
+    noise, noise_seed = REGRESSIONS[i][6:] or (10, 1)
     c = Case()
     c.k, c.filter, c.shape, c.fmt, c.frames = "r%d" % i, name, None, fmt, frames
     c.w, c.h = (int(v) for v in size.split("x"))
@@ -390,7 +401,7 @@ def regression_case(i, filters, formats):
     c.expect, c.bad_option, c.enable, c.command = "any", None, None, None
     if refused:
         c.expect, c.bad_option = "fail", refused
-    c.noise, c.noise_seed = 10, 1
+    c.noise, c.noise_seed = noise, noise_seed
     if name not in filters or fmt not in formats:
         raise ValueError("regression case r%d: %s or %s not available" % (i, name, fmt))
     return c
@@ -545,8 +556,13 @@ def moderate(c):
 def convex(c, lay, mask):
     """Whether every output sample is a weighted average of input samples of
     its plane: nlmeans_gpu, except in opponent colours (RGB frames, all
-    three components, color auto or opponent)."""
+    three components, color auto or opponent) and with sigma=curve, whose
+    output is the exact unbiased inverse of a variance-stabilising transform
+    of the average: that inverse corrects the bias of the transform, and may
+    leave the input's range (doc/nlmeans_gpu.texi, sigma)."""
     if c.filter != "nlmeans_gpu":
+        return False
+    if c.values.get("sigma") in ("curve", "-2"):
         return False
     color = c.values.get("color", "auto")
     return not (lay.rgb and mask & 7 == 7 and color in ("auto", "opponent", "2", "3"))

@@ -85,6 +85,14 @@ int ref_write_planes(const char *name, float *const *planes, int pitch,
     return pnm_write(name, img);
 }
 
+/* i mirrored into 0 .. size - 1 (about the last sample, then the first...) */
+static int ref_mirror(int i, int size)
+{
+    int m = i % (2 * size);
+
+    return m < size ? m : 2 * size - 1 - m;
+}
+
 int ref_pad_image(PNMImage *img, int min_size)
 {
     int width  = img->width  < min_size ? min_size : img->width;
@@ -100,9 +108,9 @@ int ref_pad_image(PNMImage *img, int min_size)
         return -1;
     }
     for (y = 0; y < height; y++) {
-        int sy = y < img->height ? y : img->height - 1;
+        int sy = ref_mirror(y, img->height);
         for (x = 0; x < width; x++) {
-            int sx = x < img->width ? x : img->width - 1;
+            int sx = ref_mirror(x, img->width);
             for (c = 0; c < img->channels; c++)
                 data[((size_t)y * width + x) * img->channels + c] =
                     img->data[((size_t)sy * img->width + sx) * img->channels + c];

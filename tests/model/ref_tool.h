@@ -57,8 +57,8 @@ int ref_write_planes(const char *name, float *const *planes, int pitch,
                      PNMImage *img);
 
 /*
- * Extend 'img' to at least min_size x min_size samples by repeating its
- * last column and row, as the filters load a plane smaller than their
+ * Extend 'img' to at least min_size x min_size samples by mirroring it
+ * about its edges, as the filters load a plane smaller than their
  * block (doc/bm3d_gpu-algorithm.md, "Small planes"). Returns 0, or -1
  * after a message.
  */
