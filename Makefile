@@ -158,13 +158,14 @@ check-ffmpeg-%:
 # models, nv12/p010/p016 and hwmap (tests/semiplanar.sh), and GPU_CASES
 # random robustness cases.
 GPU_CASES ?= 300
+GPU_JOBS ?= 8
 check-gpu:
 	$(PYTHON) tests/fate_md5.py --ffmpeg $(FFMPEG) $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
 	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
-	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES)
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
 	@echo "make check-gpu: all tests passed"
 
 check-errors: ffmpeg $(TESTBIN)/clfault.so

@@ -11,6 +11,9 @@
  *   cltrace: kernels N kernel_ms T mem_peak_bytes B mem_peak_objects O
  * It changes nothing else, so it also measures filters that have no
  * profiling of their own (FFmpeg's nlmeans_opencl).
+ * With CLTRACE_KERNELS=1 it also writes, for each kernel function, a line
+ *   cltrace: kernel NAME launches N total_ms T mean_us M
+ * to tell which kernel of a stage takes the time.
  *
  * For kernel work, two more variables act on every program build:
  *   CLTRACE_BUILD_OPTIONS  appended to the build options (for example
@@ -38,11 +41,17 @@
 
 #define MAX_PENDING 65536
 #define MAX_OBJECTS 65536
+#define MAX_NAMES   256
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static cl_event pending[MAX_PENDING];
+static int pending_name[MAX_PENDING];
 static int nb_pending;
 static uint64_t kernels, kernel_ns;
+
+/* per kernel function, with CLTRACE_KERNELS=1 */
+static struct { char name[64]; uint64_t launches, ns; } names[MAX_NAMES];
+static int nb_names;
 
 static struct { cl_mem mem; size_t size; } objects[MAX_OBJECTS];
 static int nb_objects, peak_objects;
@@ -70,6 +79,10 @@ static void collect(void)
             end >= start) {
             kernel_ns += end - start;
             kernels++;
+            if (pending_name[i] >= 0) {
+                names[pending_name[i]].ns += end - start;
+                names[pending_name[i]].launches++;
+            }
         }
         clReleaseEvent(pending[i]);
     }
@@ -168,6 +181,27 @@ cl_command_queue clCreateCommandQueueWithProperties(cl_context ctx, cl_device_id
     return f(ctx, dev, p, err);
 }
 
+/* The index of kernel k's function in names[], -1 when not traced; with the
+ * lock held. */
+static int name_index(cl_kernel k)
+{
+    static int traced = -1;
+    char name[64] = "";
+
+    if (traced < 0)
+        traced = getenv("CLTRACE_KERNELS") && atoi(getenv("CLTRACE_KERNELS"));
+    if (!traced ||
+        clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL) != CL_SUCCESS)
+        return -1;
+    for (int i = 0; i < nb_names; i++)
+        if (!strcmp(names[i].name, name))
+            return i;
+    if (nb_names == MAX_NAMES)
+        return -1;
+    memcpy(names[nb_names].name, name, sizeof(name));
+    return nb_names++;
+}
+
 cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
                               const size_t *offset, const size_t *global,
                               const size_t *local, cl_uint nb_wait,
@@ -192,6 +226,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
             clWaitForEvents(nb_pending, pending);
             collect();
         }
+        pending_name[nb_pending] = name_index(k);
         pending[nb_pending++] = ev;
         pthread_mutex_unlock(&lock);
     }
@@ -329,6 +364,11 @@ __attribute__((destructor)) static void report(void)
             "cltrace: kernels %" PRIu64 " kernel_ms %.3f mem_peak_bytes %zu "
             "mem_peak_objects %d\n", kernels, kernel_ns / 1e6, peak_bytes,
             peak_objects);
+    for (int i = 0; i < nb_names; i++)
+        fprintf(out ? out : stderr,
+                "cltrace: kernel %s launches %" PRIu64 " total_ms %.3f mean_us %.2f\n",
+                names[i].name, names[i].launches, names[i].ns / 1e6,
+                names[i].launches ? names[i].ns / 1e3 / names[i].launches : 0.0);
     pthread_mutex_unlock(&lock);
     if (out)
         fclose(out);
