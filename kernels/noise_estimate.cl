@@ -70,6 +70,19 @@ static int noise_log_bin(float x, int sub, int nb)
 }
 
 /*
+ * Coefficient r of the orthonormal 8-point DCT-II of the samples whose
+ * mirrored sums (r even) or differences (r odd) are e: row r of the matrix
+ * is symmetric or antisymmetric about its middle, so that half of it is
+ * enough (v[a] + v[7 - a] or v[a] - v[7 - a] for a = 0 .. 3).
+ */
+static float noise_dct_half(__constant float *dct, int r, const float *e)
+{
+    __constant float *m = dct + r * NOISE_BLOCK;
+
+    return ((m[0] * e[0] + m[1] * e[1]) + m[2] * e[2]) + m[3] * e[3];
+}
+
+/*
  * Block (bx, by) at (bx * step, by * step) of the plane that starts
  * 'offset' floats into 'plane'. A block with NOISE_CLIP_MAX samples or more
  * at 0 or at 'top' (the largest value of the format) is left out: clipping
@@ -102,7 +115,7 @@ __kernel void noise_blocks(__global const float *plane,
      * stays in registers) */
 #pragma unroll
     for (int y = 0; y < NOISE_BLOCK; y++) {
-        float v[NOISE_BLOCK];
+        float v[NOISE_BLOCK], e[2][NOISE_BLOCK / 2];
 #pragma unroll
         for (int x = 0; x < NOISE_BLOCK; x++) {
             v[x] = p[y * width + x];
@@ -110,28 +123,33 @@ __kernel void noise_blocks(__global const float *plane,
             clipped += v[x] <= 0.0f || v[x] >= top;
         }
 #pragma unroll
-        for (int j = 0; j < NOISE_BLOCK; j++) {
-            float c = 0.0f;
-#pragma unroll
-            for (int x = 0; x < NOISE_BLOCK; x++)
-                c += dct[j * NOISE_BLOCK + x] * v[x];
-            rows[y][j] = c;
+        for (int a = 0; a < NOISE_BLOCK / 2; a++) {
+            e[0][a] = v[a] + v[NOISE_BLOCK - 1 - a];
+            e[1][a] = v[a] - v[NOISE_BLOCK - 1 - a];
         }
+#pragma unroll
+        for (int j = 0; j < NOISE_BLOCK; j++)
+            rows[y][j] = noise_dct_half(dct, j, e[j & 1]);
     }
 
     /* then down the columns, for the coefficients (i, j) that count */
 #pragma unroll
     for (int j = 0; j < NOISE_BLOCK; j++) {
+        float e[2][NOISE_BLOCK / 2];
+
+#pragma unroll
+        for (int a = 0; a < NOISE_BLOCK / 2; a++) {
+            e[0][a] = rows[a][j] + rows[NOISE_BLOCK - 1 - a][j];
+            e[1][a] = rows[a][j] - rows[NOISE_BLOCK - 1 - a][j];
+        }
 #pragma unroll
         for (int i = 0; i < NOISE_BLOCK; i++) {
             int f = i + j;
-            float c = 0.0f;
+            float c;
 
             if ((f < 1 || f > NOISE_LOW_MAX) && f < NOISE_HIGH_MIN)
                 continue;
-#pragma unroll
-            for (int y = 0; y < NOISE_BLOCK; y++)
-                c += dct[i * NOISE_BLOCK + y] * rows[y][j];
+            c = noise_dct_half(dct, i, e[i & 1]);
             if (f <= NOISE_LOW_MAX)
                 low += c * c;
             else
