@@ -45,7 +45,7 @@
 #include "filters.h"
 
 #define NOISE_BLOCK      8
-#define NOISE_MAX_BLOCKS (1 << 17)   ///< the grid's step grows until there are at most as many
+#define NOISE_MAX_BLOCKS (1 << 16)   ///< the grid's step grows until there are at most as many
 #define NOISE_KEEP_NUM   1           ///< the flattest 1 / 50 of the blocks are kept,
 #define NOISE_KEEP_DEN   50
 #define NOISE_KEEP_LEAST 64          ///< and at least 64 of them

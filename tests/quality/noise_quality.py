@@ -169,9 +169,13 @@ def part_accuracy(args, ff, run, data, lines, failures):
     names = args.photos
     if args.acc_size:
         crop, what = "crop=%d:%d" % args.acc_size, "%dx%d centre crops" % args.acc_size
+    elif args.acc_scale != 1:
+        crop = ("scale=trunc(iw*%g/2)*2:trunc(ih*%g/2)*2:flags=lanczos"
+                % (args.acc_scale, args.acc_scale))
+        what = "whole photographs scaled by %g" % args.acc_scale
     else:
         crop, what = "crop=iw-mod(iw\\,2):ih-mod(ih\\,2)", "whole photographs"
-    tag = "%dx%d" % args.acc_size if args.acc_size else "whole"
+    tag = "%dx%d" % args.acc_size if args.acc_size else "whole%g" % args.acc_scale
     paths = []
     for name in names:
         p = os.path.join(args.work, "clean-%s-%s.pgm" % (name, tag))
@@ -247,8 +251,9 @@ def part_accuracy(args, ff, run, data, lines, failures):
         items = []
         for i, name in enumerate(yuv_names):
             w, h = sizes[names.index(name)]
+            fit = crop if crop.startswith("scale=") else "crop=%d:%d" % (w, h)
             raw = ff.run(["-i", os.path.join(data, name + ".png"), "-vf",
-                          "crop=%d:%d,format=yuv420p" % (w, h), "-frames:v", "1", "-f",
+                          fit + ",format=yuv420p", "-frames:v", "1", "-f",
                           "rawvideo", "-pix_fmt", "yuv420p", "pipe:1"])
             planes = [(0, w, h), (w * h, w // 2, h // 2), (w * h * 5 // 4, w // 2, h // 2)]
             frame = b""
@@ -517,6 +522,9 @@ def main():
     ap.add_argument("--device", default=None, help="OpenCL device P.D")
     ap.add_argument("--photos", default=",".join(PHOTOS))
     ap.add_argument("--parts", default="accuracy,auto,curve,video,cost")
+    ap.add_argument("--acc-scale", type=float, default=1,
+                    help="with --acc-size whole: scale the photographs by this "
+                    "factor (Lanczos), for larger frames than the photographs")
     ap.add_argument("--acc-size", default="384x288",
                     help="accuracy: centre crops WxH, or 'whole' for the whole photographs")
     ap.add_argument("--crop", type=int, default=256, help="auto and curve: centre crops")
