@@ -79,7 +79,7 @@ expect_error() {
     fi
 }
 
-REFUSED="refused|Failed to create|Failed to allocate|allocate"
+REFUSED="refused a buffer of [0-9]+ bytes|Failed to create (image for plane|buffer) "
 for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
               "nlmeans_gpu=sigma=10:past=2:future=2"; do
     expect_error noimage "$filter" "no image support"

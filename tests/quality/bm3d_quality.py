@@ -3,9 +3,12 @@
 
 For sigma = 10, 20 and 40 (fixed seeds), the mean PSNR over gray centre
 crops of the scikit-image photographs of bm3d_gpu with its `ref` and `fast`
-presets, and of FFmpeg's bm3d at its best configuration: its sigma searched
-for one pass with group 1, and for two passes (basic estimate, then ref=1
-with group 16); the better of the two is kept.
+presets, and of FFmpeg's bm3d at its best configuration: for one pass with
+group 1, and for two passes (basic estimate, then ref=1 with group 16), its
+sigma searched until the best value has a worse one on each side, then its
+block size (8 to 64) and, for two passes, its matching range at that sigma,
+then its sigma again (tests/quality/common.py, search_parameter and
+search_choice); the better of the two passes is kept.
 The test fails unless bm3d_gpu `ref` beats FFmpeg's bm3d by 0.5 dB and `fast`
 stays within 0.3 dB of `ref`, at every sigma, on gray and on colour (RGB)
 photographs; on colour, joint grouping must also beat per-plane filtering.
@@ -18,11 +21,34 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
-                    prepare_clean, psnr, read_pnm, search_parameter, skimage_data_dir)
+                    prepare_clean, psnr, read_pnm, search_choice, search_parameter,
+                    skimage_data_dir)
 
 COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 MARGIN_REF = 0.5
 MARGIN_FAST = 0.3
+# FFmpeg's bm3d: its block sizes and matching ranges searched, from its
+# defaults (16, 9)
+PEER_BLOCKS = (8, 16, 32, 64)
+PEER_RANGES = (3, 5, 9, 15, 21, 31)
+
+
+def search_peer(run, sigma, factors, with_range, refinements=2):
+    """FFmpeg's bm3d at its best: run(s, block, range) -> PSNR. Sigma on a
+    grid of sigma * factors, then the block size, then the range (when it
+    matters: two passes), then sigma again around the first. Returns (sigma,
+    block, range, PSNR)."""
+    s, _, _ = search_parameter(lambda v: run(v, 16, 9), factors, sigma, 1.0, 999.9,
+                               refinements=refinements)
+    block, _, _ = search_choice(lambda b: run(s, b, 9), PEER_BLOCKS, PEER_BLOCKS.index(16))
+    rng = 9
+    if with_range:
+        rng, _, _ = search_choice(lambda r: run(s, block, r), PEER_RANGES, PEER_RANGES.index(9))
+    f = s / sigma
+    step = factors[1] - factors[0]
+    s, score, _ = search_parameter(lambda v: run(v, block, rng), (f - step, f, f + step),
+                                   sigma, 1.0, 999.9, refinements=refinements)
+    return s, block, rng, score
 
 
 def main():
@@ -60,15 +86,16 @@ def main():
                                 opencl=True)
             return mean_psnr(out, clean, fsize)[0]
 
-        def one_pass(s):
+        def one_pass(s, block, rng):
             out = ff.filter_raw(noisy, "gray", size, size,
-                                "bm3d=sigma=%g:group=1:estim=basic" % s)
+                                "bm3d=sigma=%g:group=1:estim=basic:block=%d" % (s, block))
             return mean_psnr(out, clean, fsize)[0]
 
-        def two_pass(s):
+        def two_pass(s, block, rng):
             out = ff.filter_raw(noisy, "gray", size, size,
-                                "split[a][b];[a]bm3d=sigma=%g:group=1:estim=basic[basic];"
-                                "[b][basic]bm3d=sigma=%g:group=16:estim=final:ref=1" % (s, s))
+                                "split[a][b];[a]bm3d=sigma=%g:group=1:estim=basic:block=%d[basic];"
+                                "[b][basic]bm3d=sigma=%g:group=16:estim=final:ref=1:block=%d:"
+                                "range=%d" % (s, block, s, block, rng))
             return mean_psnr(out, clean, fsize)[0]
 
         noisy_psnr = mean_psnr(noisy, clean, fsize)[0]
@@ -76,16 +103,18 @@ def main():
         fast = ours(":preset=fast")
         basic = ours(":preset=fast:estim=basic")
         factors = (3.0, 4.0, 5.0, 6.0, 7.0, 8.0)
-        s1, p1, _ = search_parameter(one_pass, factors, sigma, 1.0, 999.9)
-        s2, p2, _ = search_parameter(two_pass, (3.0, 5.0, 7.0), sigma, 1.0, 999.9, refinements=1)
+        s1, b1, _, p1 = search_peer(one_pass, sigma, factors, False)
+        s2, b2, r2, p2 = search_peer(two_pass, sigma, (3.0, 5.0, 7.0), True, refinements=1)
+        cfg1 = "sigma=%g:block=%d" % (s1, b1)
+        cfg2 = "sigma=%g:block=%d:range=%d" % (s2, b2, r2)
         if p1 >= p2:
-            peer, peer_cfg = p1, "one pass, group=1, sigma=%g" % s1
+            peer, peer_cfg = p1, "one pass, group=1, " + cfg1
         else:
-            peer, peer_cfg = p2, "two passes, group=16, sigma=%g" % s2
-        rows.append((sigma, noisy_psnr, ref, fast, basic, p1, s1, p2, s2, peer))
+            peer, peer_cfg = p2, "two passes, group=16, " + cfg2
+        rows.append((sigma, noisy_psnr, ref, fast, basic, p1, cfg1, p2, cfg2, peer))
         log("sigma %g: noisy %.2f, bm3d_gpu ref %.2f, fast %.2f (basic %.2f), FFmpeg bm3d one pass "
-            "%.2f (sigma=%g), two passes %.2f (sigma=%g)" % (sigma, noisy_psnr, ref, fast, basic,
-                                                             p1, s1, p2, s2))
+            "%.2f (%s), two passes %.2f (%s)" % (sigma, noisy_psnr, ref, fast, basic,
+                                                 p1, cfg1, p2, cfg2))
         if not ref >= peer + MARGIN_REF:
             failures.append("sigma %g: bm3d_gpu ref %.2f dB is not %.1f dB above FFmpeg's bm3d "
                             "%.2f dB (%s)" % (sigma, ref, MARGIN_REF, peer, peer_cfg))
@@ -108,18 +137,20 @@ def main():
                                 "format=rgb24" % (sigma, opts), opencl=True)
             return mean_psnr(out, colour_clean, 3 * fsize)[0]
 
-        def colour_peer(s):
+        def colour_peer(s, block, rng):
             out = ff.filter_raw(noisy, "rgb24", size, size,
-                                "format=gbrp,bm3d=sigma=%g:group=1:estim=basic,format=rgb24" % s)
+                                "format=gbrp,bm3d=sigma=%g:group=1:estim=basic:block=%d,"
+                                "format=rgb24" % (s, block))
             return mean_psnr(out, colour_clean, 3 * fsize)[0]
 
         noisy_psnr = mean_psnr(noisy, colour_clean, 3 * fsize)[0]
         joint, planes = colour(":preset=ref"), colour(":preset=ref:color=planes")
         fast = colour(":preset=fast")
-        ps, pp, _ = search_parameter(colour_peer, (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), sigma, 1.0, 999.9)
+        ps, pb, _, pp = search_peer(colour_peer, sigma, (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), False)
+        ps = "sigma=%g:block=%d" % (ps, pb)
         colour_rows.append((sigma, noisy_psnr, joint, fast, planes, pp, ps))
         log("colour sigma %g: noisy %.2f, ref joint %.2f, fast joint %.2f, ref per plane %.2f, "
-            "FFmpeg bm3d one pass %.2f (sigma=%g)" % (sigma, noisy_psnr, joint, fast, planes, pp, ps))
+            "FFmpeg bm3d one pass %.2f (%s)" % (sigma, noisy_psnr, joint, fast, planes, pp, ps))
         if not joint > planes:
             failures.append("sigma %g: joint colour grouping %.2f dB does not beat per-plane "
                             "filtering %.2f dB" % (sigma, joint, planes))
@@ -152,49 +183,53 @@ def main():
             return split_psnr(ff.filter_raw(noisy_yuv, "yuv420p", size, size, chain, opencl=opencl))
 
         ours = yuv("hwupload,bm3d_gpu=sigma=%g:preset=ref,hwdownload,format=yuv420p" % sigma, True)
-        ps, _, _ = search_parameter(lambda v: sum(yuv("bm3d=sigma=%g:group=1:estim=basic" % v, False)),
-                                    (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), sigma, 1.0, 999.9)
-        peer = yuv("bm3d=sigma=%g:group=1:estim=basic" % ps, False)
+        ps, pb, _, _ = search_peer(
+            lambda v, b, r: sum(yuv("bm3d=sigma=%g:group=1:estim=basic:block=%d" % (v, b), False)),
+            sigma, (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), False)
+        peer = yuv("bm3d=sigma=%g:group=1:estim=basic:block=%d" % (ps, pb), False)
+        ps = "sigma=%g:block=%d" % (ps, pb)
         yuv_rows.append((sigma, split_psnr(noisy_yuv), ours, peer, ps))
         log("4:2:0 sigma %g: bm3d_gpu ref luma %.2f chroma %.2f, FFmpeg bm3d luma %.2f chroma %.2f "
-            "(sigma=%g)" % (sigma, ours[0], ours[1], peer[0], peer[1], ps))
+            "(%s)" % (sigma, ours[0], ours[1], peer[0], peer[1], ps))
 
     lines = [
         "Mean PSNR (dB) over %d gray %dx%d centre crops of scikit-image photographs (%s), "
-        "exact AWGN clipped to 8 bits, seeds 1000*sigma+i. FFmpeg's bm3d with its sigma "
-        "searched, in one pass (group=1) and in two passes (ref=1, group=16)." % (
+        "exact AWGN clipped to 8 bits, seeds 1000*sigma+i. FFmpeg's bm3d with its sigma, "
+        "block size and (two passes) matching range searched, in one pass (group=1) and "
+        "in two passes (ref=1, group=16)." % (
             len(names), size, size, ", ".join(names)),
         "",
-        "| sigma | noisy | bm3d_gpu ref | bm3d_gpu fast | fast, basic estimate | FFmpeg bm3d one pass (best sigma) | FFmpeg bm3d two passes (best sigma) | ref margin |",
+        "| sigma | noisy | bm3d_gpu ref | bm3d_gpu fast | fast, basic estimate | FFmpeg bm3d one pass (best) | FFmpeg bm3d two passes (best) | ref margin |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for sigma, npsnr, ref, fast, basic, p1, s1, p2, s2, peer in rows:
-        lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f | %.2f (sigma=%g) | %.2f (sigma=%g) | %+.2f |" % (
+        lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f | %.2f (%s) | %.2f (%s) | %+.2f |" % (
             sigma, npsnr, ref, fast, basic, p1, s1, p2, s2, ref - peer))
     lines += [
         "",
         "Colour: mean PSNR (dB) over the RGB samples of %d %dx%d centre crops (%s), "
         "gbrp frames, seeds 2000*sigma+i; FFmpeg's bm3d in one pass (group=1) on each "
-        "plane with its sigma searched." % (len(colour_names), size, size, ", ".join(colour_names)),
+        "plane with its sigma and block size searched." % (len(colour_names), size, size,
+                                                           ", ".join(colour_names)),
         "",
-        "| sigma | noisy | bm3d_gpu ref, joint grouping (default) | bm3d_gpu fast, joint | bm3d_gpu ref, color=planes | FFmpeg bm3d one pass (best sigma) | ref margin |",
+        "| sigma | noisy | bm3d_gpu ref, joint grouping (default) | bm3d_gpu fast, joint | bm3d_gpu ref, color=planes | FFmpeg bm3d one pass (best) | ref margin |",
         "|---|---|---|---|---|---|---|",
     ]
     for sigma, npsnr, joint, fast, planes, pp, ps in colour_rows:
-        lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f | %.2f (sigma=%g) | %+.2f |" % (
+        lines.append("| %g | %.2f | **%.2f** | %.2f | %.2f | %.2f (%s) | %+.2f |" % (
             sigma, npsnr, joint, fast, planes, pp, ps, joint - pp))
     lines += [
         "",
         "4:2:0: mean PSNR (dB) of luma and of chroma over the same %d crops as yuv420p, exact "
         "AWGN added to each plane (seeds 3000*sigma+3i+plane); bm3d_gpu `ref` filters each "
         "plane on its own (the baseline strategy); FFmpeg's bm3d one pass (group=1) with the "
-        "sigma that maximises the sum of the two." % len(colour_names),
+        "sigma and block size that maximise the sum of the two." % len(colour_names),
         "",
-        "| sigma | noisy luma / chroma | bm3d_gpu ref luma / chroma | FFmpeg bm3d luma / chroma (best sigma) |",
+        "| sigma | noisy luma / chroma | bm3d_gpu ref luma / chroma | FFmpeg bm3d luma / chroma (best) |",
         "|---|---|---|---|",
     ]
     for sigma, n, o, p, ps in yuv_rows:
-        lines.append("| %g | %.2f / %.2f | **%.2f / %.2f** | %.2f / %.2f (sigma=%g) |" % (
+        lines.append("| %g | %.2f / %.2f | **%.2f / %.2f** | %.2f / %.2f (%s) |" % (
             sigma, n[0], n[1], o[0], o[1], p[0], p[1], ps))
     finish("bm3d quality", lines, args.report, failures, t_start)
 

@@ -174,6 +174,31 @@ def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
     return best, tried[best], tried
 
 
+def search_choice(evaluate, values, start):
+    """Best of an ordered list of a peer's discrete settings (a block size,
+    a search range): from values[start] and its neighbours, moving towards
+    the better side until the best has a worse (or no) neighbour on each
+    side. Returns (value, score, {value: score})."""
+    tried = {}
+
+    def ev(i):
+        if values[i] not in tried:
+            tried[values[i]] = evaluate(values[i])
+        return tried[values[i]]
+
+    i = start
+    while True:
+        here = ev(i)
+        left = ev(i - 1) if i > 0 else None
+        right = ev(i + 1) if i + 1 < len(values) else None
+        if left is not None and left > here and (right is None or left >= right):
+            i -= 1
+        elif right is not None and right > here:
+            i += 1
+        else:
+            return values[i], here, tried
+
+
 def write_pgm(path, width, height, data):
     """Write 8-bit samples as a binary PGM."""
     with open(path, "wb") as f:
