@@ -2,7 +2,9 @@
 """nlmeans_gpu, bm3d_gpu and vbm3d_gpu on the OpenCL device against the plain
 C golden models (tests/model/), on noisy crops of a natural photograph of
 several sizes, odd and tiny ones included, 8 and 16 bits, gray, RGB and YUV
-4:4:4, and several option sets; 4:2:0 and 4:2:2 frames plane by plane (the
+4:4:4, RGB with 10 and 12 bits in the high bits of 16 (FFmpeg's MSB
+formats; the models write their output with the low bits 0, option -shift),
+and several option sets; 4:2:0 and 4:2:2 frames plane by plane (the
 chroma options csigma, pc and rc on U and V, planes left out unchanged);
 vbm3d_gpu on short sequences of a moving crop, of 1 frame, of fewer frames
 than the window and of more.
@@ -18,8 +20,9 @@ Tolerance, and why:
     double, where the kernel sums in float in another order. The two
     results differ by a few float roundings (relative 1e-6), so after
     quantisation a sample differs only when its value lies within that
-    distance of a rounding boundary: 8 bits (gray, RGB or YUV), at most 1
-    step on at most 0.5 % of the samples; 16 bits, at most 2 steps (2/65535
+    distance of a rounding boundary: 8 bits (gray, RGB or YUV) and 10 or
+    12 bits (MSB formats), at most 1 step of the format on at most 0.5 % of
+    the samples; 16 bits, at most 2 steps (2/65535
     of the range, 0.008 on the 8-bit scale). A different neighbour set,
     weight or aggregation rule moves samples by many steps and fails.
 Every case starts without the outputs of an earlier run.
@@ -27,7 +30,9 @@ Every case starts without the outputs of an earlier run.
 
 import argparse
 import os
+import re
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -68,6 +73,9 @@ BM3D_CASES = [
     (64, 48, "rgb8", "sigma=20:color=planes"),
     (33, 65, "rgb16", "sigma=20"),
     (64, 48, "rgb8", "sigma=20:transform=bior"),
+    # 10 and 12 bits in the high bits of 16
+    (33, 65, "rgb10msb", "sigma=20"),
+    (40, 24, "rgb12msb", "sigma=20:preset=ref:color=planes"),
 ]
 
 # filter option -> bm3d_ref option
@@ -82,7 +90,11 @@ BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
 # V planes of a yuv444p frame, unconverted
 FORMATS = {8: ("gray", "gray", "pgm"), 16: ("gray16be", "gray16le", "pgm"),
            "rgb8": ("rgb24", "gbrp", "ppm"), "rgb16": ("rgb48be", "gbrp16le", "ppm"),
-           "yuv8": ("rgb24", "yuv444p", "ppm")}
+           "yuv8": ("rgb24", "yuv444p", "ppm"),
+           "rgb10msb": ("rgb48be", "gbrp10msble", "ppm"),
+           "rgb12msb": ("rgb48be", "gbrp12msble", "ppm")}
+# the unused low bits of the MSB formats
+MSB_SHIFT = {"rgb10msb": 6, "rgb12msb": 4}
 
 VBM3D_CASES = [
     # (width, height, frames, bits, filter options)
@@ -166,11 +178,15 @@ CASES = [
     (64, 48, "yuv8", "sigma=10:csigma=0:color=joint"),
     (64, 48, "yuv8", "sigma=20:csigma=8:color=planes"),
     (33, 65, "yuv8", "sigma=20:csigma=30:p=5:step=1:kernel=bisquare:color=joint"),
+    (33, 65, "rgb10msb", "sigma=20"),
+    (40, 24, "rgb12msb", "sigma=20:color=planes"),
 ]
 
 
 def model_args(filt, opts, bits):
     args = ["-yuv"] if bits == "yuv8" else []
+    if bits in MSB_SHIFT:
+        args += ["-shift", str(MSB_SHIFT[bits])]
     for kv in opts.split(":"):
         k, v = kv.split("=")
         if filt == "vbm3d_gpu" and k == "causal":
@@ -192,6 +208,8 @@ def compare(tools, gpu, ref, bits, filt):
         return line, maxdiff == 0
     if bits in (8, "rgb8", "yuv8"):
         return line, maxdiff <= 1 and ndiff <= 0.005 * total + 0.5
+    if bits in MSB_SHIFT:
+        return line, maxdiff <= 1 << MSB_SHIFT[bits] and ndiff <= 0.005 * total + 0.5
     return line, maxdiff <= 2
 
 
@@ -372,6 +390,48 @@ def filter_yuv444p(ff, src, chain, dst):
     write_ppm(dst, w, h, bytes(interleaved))
 
 
+def read_ppm16(path):
+    """A 16-bit binary PPM: (width, height, interleaved R, G, B samples)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+65535\s", data)
+    if not m:
+        sys.exit("%s: not a 16-bit binary PPM" % path)
+    w, h = int(m.group(1)), int(m.group(2))
+    return w, h, list(struct.unpack(">%dH" % (3 * w * h), data[m.end():m.end() + 6 * w * h]))
+
+
+def write_ppm16(path, width, height, samples):
+    with open(path, "wb") as f:
+        f.write(b"P6\n%d %d\n65535\n" % (width, height))
+        f.write(struct.pack(">%dH" % len(samples), *samples))
+
+
+def clear_low_bits(path, shift):
+    """The samples of a 16-bit PPM with their 'shift' low bits cleared: valid
+    samples of a format that keeps 16 - shift bits in the high bits."""
+    w, h, v = read_ppm16(path)
+    write_ppm16(path, w, h, [x & ~((1 << shift) - 1) for x in v])
+
+
+def filter_msb(ff, src, chain, dst, fmt):
+    """Run 'chain' on the 16-bit PPM src as raw gbrp10msb or gbrp12msb
+    planes (G, B, R, samples in the high bits, no conversion) and write the
+    output the same way, as the PPM dst."""
+    w, h, v = read_ppm16(src)
+    n = w * h
+    raw = b"".join(struct.pack("<%dH" % n, *v[c::3]) for c in (1, 2, 0))
+    out = struct.unpack("<%dH" % (3 * n), ff.filter_raw(raw, fmt, w, h, chain, opencl=True))
+    rgb = [0] * (3 * n)
+    for c, plane in zip((1, 2, 0), range(3)):
+        rgb[c::3] = out[plane * n:(plane + 1) * n]
+    write_ppm16(dst, w, h, rgb)
+
+
+def has_pix_fmt(ff, name):
+    return re.search(r"\s%s\s" % name, ff.run(["-hide_banner", "-pix_fmts"]).decode()) is not None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ffmpeg", required=True)
@@ -393,6 +453,9 @@ def main():
         if args.match not in "%s %s %s" % (filt, bits, opts):
             continue
         crop_fmt, fmt, ext = FORMATS[bits]
+        if bits in MSB_SHIFT and not has_pix_fmt(ff, fmt):
+            print("skip %-11s %3dx%-3d %-5s %s: this FFmpeg has no %s" % (filt, w, h, bits, opts, fmt))
+            continue
         photo = camera if ext == "pgm" else astronaut
         clean = os.path.join(args.work, "clean-%dx%d-%s.%s" % (w, h, bits, ext))
         noisy = os.path.join(args.work, "noisy-%dx%d-%s.%s" % (w, h, bits, ext))
@@ -402,6 +465,8 @@ def main():
                 "-frames:v", "1", "-update", "1", "-y", clean])
         subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
                         clean, noisy], check=True)
+        if bits in MSB_SHIFT:
+            clear_low_bits(noisy, MSB_SHIFT[bits])
         subprocess.run([os.path.join(args.tools, model)] + model_args(filt, opts, bits) +
                        [noisy, ref], check=True)
         # both search kernels: the per-patch one and the work-group one
@@ -412,6 +477,8 @@ def main():
                 fmt, filt, opts, search, fmt)
             if bits == "yuv8":
                 filter_yuv444p(ff, noisy, chain, gpu)
+            elif bits in MSB_SHIFT:
+                filter_msb(ff, noisy, chain, gpu, fmt)
             else:
                 ff.run(ff.hw_args() + ["-i", noisy, "-vf", chain, "-update", "1", "-y", gpu])
             line, ok = compare(args.tools, gpu, ref, bits, filt)

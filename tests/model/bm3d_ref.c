@@ -43,6 +43,7 @@ static void usage(void)
         "the format and maxval of the input. Frames smaller than 8x8 are refused.\n"
         "options (doc/bm3d_gpu-algorithm.md; defaults: fast profile):\n"
         "  -sigma S            noise standard deviation, 8-bit scale  (10)\n"
+        "  -shift N            low bits of 16-bit output left 0 (MSB formats) (0)\n"
         "  -profile P          fast or ref, sets the defaults below   (fast)\n"
         "  -estim E            final (both steps) or basic (step 1)   (final)\n"
         "  -basic F            also write the basic estimate to F\n"
@@ -98,7 +99,9 @@ int main(int argc, char **argv)
         }
         if (a + 1 >= argc)
             usage();
-        if (!strcmp(opt, "-sigma"))
+        if (!strcmp(opt, "-shift"))
+            ref_set_shift(ref_parse_int(opt, argv[++a], 0, 8));
+        else if (!strcmp(opt, "-sigma"))
             par.sigma = (float)ref_parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-profile"))
             a++;

@@ -47,6 +47,7 @@ static void usage(void)
         "the format and maxval of the input.\n"
         "options (meanings and defaults of the nlmeans_gpu options):\n"
         "  -sigma S   noise standard deviation, 8-bit scale   (10)\n"
+        "  -shift N   low bits of 16-bit output left 0 (MSB formats) (0)\n"
         "  -h H       filtering strength, 0: sigma            (0)\n"
         "  -p P       patch size                              (8)\n"
         "  -step S    step of the grid of reference patches   (4)\n"
@@ -139,7 +140,9 @@ int main(int argc, char **argv)
         }
         if (a + 1 >= argc)
             usage();
-        if (!strcmp(opt, "-sigma"))
+        if (!strcmp(opt, "-shift"))
+            ref_set_shift(ref_parse_int(opt, argv[++a], 0, 8));
+        else if (!strcmp(opt, "-sigma"))
             par.sigma = (float)ref_parse_num(opt, argv[++a], 0, 255);
         else if (!strcmp(opt, "-csigma"))
             par.csigma = (float)ref_parse_num(opt, argv[++a], -1, 255);

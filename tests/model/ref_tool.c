@@ -53,13 +53,23 @@ float ref_to_8bit_scale(unsigned v, int maxval)
     return (float)v * (255.0f / (float)maxval);
 }
 
+/* unused low bits of 16-bit samples (ref_set_shift) */
+static int quantise_shift;
+
+void ref_set_shift(int shift)
+{
+    quantise_shift = shift;
+}
+
 unsigned ref_quantise(float v, int maxval)
 {
     float container = (float)maxval;
-    float q = v * (container / 255.0f);
+    float unit = (float)(1 << (maxval == 65535 ? quantise_shift : 0));
+    float levels = floorf(container / unit);
+    float q = v * (container / (255.0f * unit));
 
-    q = q < 0.0f ? 0.0f : q > container ? container : q;
-    return (unsigned)rintf(q);
+    q = q < 0.0f ? 0.0f : q > levels ? levels : q;
+    return (unsigned)rintf(q) * (unsigned)unit;
 }
 
 void ref_load_plane(const PNMImage *img, int c, float *plane)

@@ -42,6 +42,14 @@ float ref_to_8bit_scale(unsigned v, int maxval);
  */
 unsigned ref_quantise(float v, int maxval);
 
+/**
+ * 16-bit samples are written with their 'shift' lowest bits 0, as the
+ * filters write formats whose samples are the high bits of 16 (10 bits in
+ * gbrp10msb: shift 6; p010: 6; 12 bits: 4): denoise_quantise() with that
+ * shift. The option -shift of the models' tools.
+ */
+void ref_set_shift(int shift);
+
 /*
  * Channel c of the interleaved samples of 'img' on the 8-bit scale, into
  * width * height floats.

@@ -51,6 +51,7 @@ static void usage(void)
         "  -basic PATTERN      also write the basic estimates\n"
         "  -start_number START number of the first output file      (0)\n"
         "  -sigma S            noise standard deviation, 8-bit scale  (10)\n"
+        "  -shift N            low bits of 16-bit output left 0 (MSB formats) (0)\n"
         "  -past P             past frames in the window, 0..32       (4)\n"
         "  -future F           future frames in the window, 0..32     (4)\n"
         "  -estim E            final (both steps) or basic (step 1)   (final)\n"
@@ -252,6 +253,8 @@ int main(int argc, char **argv)
             basic_pattern = arg;
         else if (!strcmp(opt, "-start_number"))
             start = ref_parse_int(opt, arg, 0, 1000000000);
+        else if (!strcmp(opt, "-shift"))
+            ref_set_shift(ref_parse_int(opt, arg, 0, 8));
         else if (!strcmp(opt, "-sigma"))
             par.sigma = (float)ref_parse_num(opt, arg, 0, 255);
         else if (!strcmp(opt, "-past"))
