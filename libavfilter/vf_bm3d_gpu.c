@@ -503,9 +503,11 @@ static int setup_components(AVFilterContext *avctx, int ring)
                                           FFMIN(s->par[i].step, BLOCK),
                                           s->par[i].range / 2, s->nb_max *
                                           (sizeof(cl_uint) + sizeof(cl_float)));
-        /* step 1 searches the noisy samples, step 2 the basic estimate */
+        /* step 1 searches the noisy samples, step 2 the basic estimate;
+         * the variance-stabilising transform of sigma=curve leaves fractions */
         s->search[c][0].integer_samples = s->dn.layout.container == 255 &&
-                                          !(s->joint && s->dn.layout.is_rgb);
+                                          !(s->joint && s->dn.layout.is_rgb) &&
+                                          s->dn.sigma != DENOISE_SIGMA_CURVE;
         err = alloc_buffers(avctx, c, ring);
         if (err < 0)
             return err;

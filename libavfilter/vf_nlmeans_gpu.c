@@ -222,8 +222,10 @@ static int set_plane_params(AVFilterContext *avctx, int c)
                                   research / 2,
                                   s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
                                   nb_search_channels(s, c) * sizeof(cl_float));
+    /* the variance-stabilising transform of sigma=curve leaves fractions */
     ds->integer_samples = s->dn.layout.container == 255 &&
-                          s->mode != COLOR_OPPONENT;
+                          s->mode != COLOR_OPPONENT &&
+                          s->dn.sigma != DENOISE_SIGMA_CURVE;
     min_rows = FFMIN(min_band_rows(ds), ds->ny);
     if (ds->band < min_rows) {
         av_log(avctx, AV_LOG_ERROR, "band=%d is too small for patches of %d "

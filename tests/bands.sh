@@ -4,7 +4,8 @@
 # time, so that its tables fit a fixed amount of device memory. Whatever the
 # band's height, the output must be the bytes of one band over the whole
 # frame (frame MD5s), for every filter, both search kernels, colour and
-# temporal modes, and planes of several sizes (4:2:0 chroma). The smallest
+# temporal modes, and planes of several sizes (4:2:0 chroma); and the
+# per-patch and work-group search kernels give the same bytes. The smallest
 # band nlmeans_gpu accepts must be refused below it with a clear error.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
@@ -75,6 +76,34 @@ same "bm3d_gpu yuv420p" yuv420p $S 1 "bm3d_gpu=sigma=20" 2 3
 same "bm3d_gpu joint colour" gbrp $S 1 "bm3d_gpu=sigma=20" 1 4
 same "vbm3d_gpu" gray $S 4 "vbm3d_gpu=sigma=20" 1 4
 same "vbm3d_gpu yuv420p" yuv420p $S 3 "vbm3d_gpu=sigma=20" 2
+
+# same_search NAME FORMAT SIZE FRAMES FILTER: the per-patch search
+# (search=direct) and the work-group ones (search=tiled, which takes
+# patch_search_squares where the samples are integers) give the same bytes,
+# as the option's documentation says. With sigma=curve the samples are
+# transformed and no longer integers: the squares kernel, which sums the
+# distances in another order, must not be taken (it was, until 2026-11-24).
+same_search() {
+    local name=$1 fmt=$2 size=$3 n=$4 filter=$5
+    RUN=$((RUN + 1))
+    if ! md5 "$TMP/direct" "$fmt" "$size" "$n" "$filter:search=direct" ||
+       ! md5 "$TMP/tiled" "$fmt" "$size" "$n" "$filter:search=tiled"; then
+        echo "FAIL $name: $(tail -n 1 "$TMP/err")"
+        FAILED=$((FAILED + 1))
+    elif [ "$(grep -vc '^#' "$TMP/direct")" != "$n" ]; then
+        echo "FAIL $name: $(grep -vc '^#' "$TMP/direct") frames out of $n"
+        FAILED=$((FAILED + 1))
+    elif ! cmp -s <(grep -v '^#' "$TMP/direct") <(grep -v '^#' "$TMP/tiled"); then
+        echo "FAIL $name: search=tiled gives other bytes than search=direct"
+        FAILED=$((FAILED + 1))
+    else
+        echo "ok   $name: search=direct and search=tiled, same bytes"
+    fi
+}
+same_search "nlmeans_gpu" gray $S 2 "nlmeans_gpu=sigma=20"
+same_search "nlmeans_gpu sigma=curve" gray 160x120 4 "nlmeans_gpu=sigma=curve"
+same_search "bm3d_gpu" gray $S 2 "bm3d_gpu=sigma=20"
+same_search "bm3d_gpu sigma=curve" gray 160x120 4 "bm3d_gpu=sigma=curve"
 
 # nlmeans_gpu aggregates a row of samples from one band: 8x8 patches on a
 # step of 4 need 3 rows of patches per band.
