@@ -14,7 +14,8 @@ Tolerance, and why:
     doc/bm3d_gpu-algorithm.md, which fixes every rounding (fixed-point
     aggregation, distances summed in one order), so every sample must be
     equal.
-  - nlmeans_gpu: the model computes the patch distances, the neighbour
+  - nlmeans_gpu (doc/nlmeans_gpu-algorithm.md, "What is exact and what
+    is not"): the model computes the patch distances, the neighbour
     ranking and the weights in float exactly as the kernel does (same
     order of operations, no contraction), then estimates and aggregates in
     double, where the kernel sums in float in another order. The two
