@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -108,6 +108,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-seams
 	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
 	$(MAKE) check-robustness
+	$(MAKE) check-kernels
 	$(MAKE) check-model
 	$(MAKE) check-bands
 	$(if $(filter yes,$(CHECK_QUALITY)),$(MAKE) check-quality,@echo "skip check-quality (CHECK_QUALITY=$(CHECK_QUALITY))")
@@ -295,6 +296,26 @@ bench-pack: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/cltrace.so
 $(TESTBIN)/clbandwidth: tests/tools/clbandwidth.c
 	@mkdir -p $(TESTBIN)
 	$(CC) -O2 -Wall -Wextra -o $@ $< -lOpenCL
+
+# The kernels one at a time against C references and the golden model's
+# stage functions (tests/tools/check_kernels.c); the constants of the host
+# (libavfilter/denoise_opencl.h) are extracted into a header, so that the
+# kernels are built with the host's values
+CHECK_KERNELS_SRC = tests/tools/check_kernels.c tests/model/bm3d_model.c \
+    tests/model/ref_tool.c tests/tools/pnm.c
+$(TESTBIN)/check_kernels_defs.h: libavfilter/denoise_opencl.h
+	@mkdir -p $(TESTBIN)
+	grep -E '^#define (DENOISE_SEARCH_|DENOISE_NOISE_)' $< > $@
+
+$(TESTBIN)/check_kernels: $(CHECK_KERNELS_SRC) $(TESTBIN)/check_kernels_defs.h \
+    tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC)
+	$(CC) $(TOOLS_CFLAGS) -I$(TESTBIN) -o $@ $(CHECK_KERNELS_SRC) -lOpenCL -lm
+
+# Each kernel alone on random inputs and edge sizes (checkasm-like; seconds
+# on PoCL; in make check; CHECK_KERNELS_ARGS=--bench also times them,
+# --seed N, --test NAME)
+check-kernels: $(TESTBIN)/check_kernels
+	$(TESTBIN)/check_kernels --kernels kernels $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) $(CHECK_KERNELS_ARGS)
 
 # Where the time of a whole command goes, per frame (read or decode, upload
 # and download, kernels, whole command to -f null and to a file), beside the

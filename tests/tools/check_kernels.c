@@ -1,0 +1,1347 @@
+/*
+ * check_kernels: individual OpenCL kernels of the GPU denoisers, run alone
+ * on random inputs and edge sizes against C references (the golden model's
+ * stage functions where there is one), in the manner of dav1d's checkasm:
+ * a failure names the kernel, the first index that differs, the value the
+ * kernel gave and the one expected.
+ *
+ *   check_kernels [--device P.D] [--kernels DIR] [--seed N] [--test NAME]
+ *                 [--bench] [--repeat N]
+ *
+ * The program is built as libavfilter/vf_bm3d_gpu.c and
+ * libavfilter/denoise_opencl.c build bm3d_gpu's: the filter's constants
+ * (NB_NEIGHBORS, BM3D_HAAR, BM3D_INT64_ATOMICS), the search constants, the
+ * noise estimator's constants (both from libavfilter/denoise_opencl.h,
+ * extracted by the Makefile into check_kernels_defs.h), then
+ * denoise_common.cl, patch_search.cl, noise_estimate.cl and bm3d_gpu.cl,
+ * read from DIR (default "kernels"), with the same build option. Kernel
+ * arguments are set in the order and with the types of the host's
+ * argument arrays, and launched over the same rounded-up 2-D ranges.
+ *
+ * Checks (each prints "ok   KERNEL: N cases" or "FAIL KERNEL: ..."):
+ *   denoise_load_plane   8- and 16-bit images (10 and 12 bits in the high
+ *                        bits of 16), one or two channels, planes larger
+ *                        than the image (mirrored) against ref_tool.c's
+ *                        ref_pad_image() and ref_load_plane()
+ *   denoise_store_plane  the same formats, channel masks, padded pitches
+ *                        against ref_tool.c's ref_quantise()
+ *   bm3d_normalise       random fixed-point sums against bm3d_divide(),
+ *                        with 64-bit atomics (where the device has them)
+ *                        and with pairs of 32-bit words
+ *   patch_search         small random planes (few levels, for ties, or
+ *                        fractional samples), steps, radii, windows of
+ *                        frames in a ring, bands, ref_first, skipped
+ *                        patches, against bm3d_grid_pos(),
+ *                        bm3d_patch_distance() and bm3d_keep_best()
+ *   bm3d_filter_ht       one group per launch, group sizes 1 to NB, against
+ *                        bm3d_group_size() and bm3d_hard_threshold_group():
+ *                        the fixed-point accumulators bit for bit, with
+ *                        both kinds of atomics
+ * With --bench each kernel but bm3d_filter_ht is then timed on a larger
+ * input: the median of --repeat launches (default 11), from OpenCL
+ * profiling events. --test NAME runs the kernels whose name contains NAME.
+ * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
+ * the device has none (PoCL).
+ *
+ * Exit status: 0 when every check passed, 1 when one failed, 2 for a usage
+ * or OpenCL error.
+ *
+ * This file is part of FFmpeg.
+ *
+ * FFmpeg is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Lesser General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ *
+ * FFmpeg is distributed in the hope that it will be useful,
+ * but WITHOUT ANY WARRANTY; without even the implied warranty of
+ * MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ * Lesser General Public License for more details.
+ *
+ * You should have received a copy of the GNU Lesser General Public
+ * License along with FFmpeg; if not, write to the Free Software
+ * Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
+ */
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_kernels_defs.h"     /* DENOISE_SEARCH_*, DENOISE_NOISE_* */
+#include "../model/bm3d_model_internal.h"
+#include "../model/ref_tool.h"
+
+#define STR(x)  #x
+#define XSTR(x) STR(x)
+
+/* The size of the search tables: bm3d_gpu's default preset (fast, groups
+ * of 16 in both steps), NB_NEIGHBORS = max(group, group2). */
+#define NB 16
+#define MAX_REPEATS 1000
+
+/* The search constants, as ff_denoise_opencl_init() writes them. */
+static const char search_defines[] =
+    "#define SEARCH_TILE "   XSTR(DENOISE_SEARCH_TILE)   "\n"
+    "#define SEARCH_UNROLL " XSTR(DENOISE_SEARCH_UNROLL) "\n"
+    "#define SEARCH_ROWS_UNROLL " XSTR(DENOISE_SEARCH_ROWS_UNROLL) "\n";
+
+/* The noise estimator's, as ff_denoise_noise_defines (denoise_noise.c). */
+static const char noise_defines[] =
+    "#define NOISE_IBINS "    XSTR(DENOISE_NOISE_IBINS)    "\n"
+    "#define NOISE_LOG2_MIN " XSTR(DENOISE_NOISE_LOG2_MIN) "\n"
+    "#define NOISE_LSUB "     XSTR(DENOISE_NOISE_LSUB)     "\n"
+    "#define NOISE_HSUB "     XSTR(DENOISE_NOISE_HSUB)     "\n"
+    "#define NOISE_LBINS "    XSTR(DENOISE_NOISE_LBINS)    "\n"
+    "#define NOISE_HBINS "    XSTR(DENOISE_NOISE_HBINS)    "\n"
+    "#define NOISE_LOW_MAX "  XSTR(DENOISE_NOISE_LOW_MAX)  "\n"
+    "#define NOISE_HIGH_MIN " XSTR(DENOISE_NOISE_HIGH_MIN) "\n"
+    "#define NOISE_CLIP_MAX " XSTR(DENOISE_NOISE_CLIP_MAX) "\n"
+    "#define NOISE_VST_POINTS " XSTR(DENOISE_NOISE_VST_POINTS) "\n";
+
+/* The shared sources in the order of ff_denoise_opencl_init(), then
+ * bm3d_gpu's own. */
+static const char *const source_names[] = {
+    "denoise_common.cl", "patch_search.cl", "noise_estimate.cl", "bm3d_gpu.cl",
+};
+
+typedef struct Options {
+    int platform, device;
+    const char *kernels;
+    uint64_t seed;
+    const char *test;
+    int bench;
+    int repeat;
+} Options;
+
+static Options opt = { 0, 0, "kernels", 1, NULL, 0, 11 };
+static cl_context ctx;
+static cl_device_id dev;
+static cl_command_queue queue;
+static int failures;
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                */
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    fprintf(stderr, "check_kernels: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static void cl_check(cl_int err, const char *what)
+{
+    if (err != CL_SUCCESS)
+        die("%s failed: %d", what, err);
+}
+
+/* xorshift64*: the same inputs for the same seed on every host. */
+static uint64_t rng_state;
+
+static uint64_t rnd64(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 2685821657736338717ULL;
+}
+
+static unsigned rnd(unsigned n)
+{
+    return (unsigned)((rnd64() >> 32) % n);
+}
+
+/* Uniform in [lo, hi). */
+static float rndf(float lo, float hi)
+{
+    return lo + (hi - lo) * (float)((rnd64() >> 40) * (1.0 / (1 << 24)));
+}
+
+static void *alloc_or_die(size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+
+    if (!p)
+        die("out of memory");
+    return p;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Whether the command line's --test selects this kernel. */
+static int selected(const char *name)
+{
+    return !opt.test || strstr(name, opt.test);
+}
+
+/*
+ * The result of one kernel's check: its cases, and the first difference
+ * found, reported once all its cases have run.
+ */
+typedef struct Check {
+    const char *kernel;
+    int cases;
+    int failed;
+    char what[512];
+    char note[128];         /* what was skipped, on the ok line */
+} Check;
+
+static void check_begin(Check *c, const char *kernel)
+{
+    memset(c, 0, sizeof(*c));
+    c->kernel = kernel;
+}
+
+/* Record the first failure of a check: which case, and what differs. */
+static void check_fail(Check *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (c->failed++)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(c->what, sizeof(c->what), fmt, ap);
+    va_end(ap);
+}
+
+static void check_end(Check *c)
+{
+    if (c->failed) {
+        printf("FAIL %s: %s (%d of %d cases failed)\n", c->kernel, c->what,
+               c->failed, c->cases);
+        failures++;
+    } else {
+        printf("ok   %s: %d cases%s%s\n", c->kernel, c->cases,
+               c->note[0] ? "; " : "", c->note);
+    }
+    fflush(stdout);
+}
+
+/* Compare two float arrays bit for bit (NaN and -0.0 included); returns
+ * the first index that differs, or -1. */
+static long first_float_diff(const float *got, const float *exp, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(&got[i], &exp[i], sizeof(float)))
+            return (long)i;
+    return -1;
+}
+
+static char *read_source(const char *dir, const char *name)
+{
+    char path[4096];
+    FILE *f;
+    long size;
+    char *s;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    f = fopen(path, "rb");
+    if (!f)
+        die("cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    s = alloc_or_die(size + 1);
+    if (fread(s, 1, size, f) != (size_t)size)
+        die("cannot read %s", path);
+    fclose(f);
+    return s;
+}
+
+/* ---------------------------------------------------------------------- */
+/* OpenCL set-up, program and launches                                    */
+
+static void open_device(void)
+{
+    cl_platform_id platforms[16];
+    cl_device_id devices[16];
+    cl_uint nb_platforms = 0, nb_devices = 0;
+    cl_bool images = CL_FALSE;
+    char name[256] = "";
+    cl_int err;
+
+    cl_check(clGetPlatformIDs(16, platforms, &nb_platforms), "clGetPlatformIDs");
+    if (opt.platform >= (int)nb_platforms)
+        die("no platform %d", opt.platform);
+    cl_check(clGetDeviceIDs(platforms[opt.platform], CL_DEVICE_TYPE_ALL, 16,
+                            devices, &nb_devices), "clGetDeviceIDs");
+    if (opt.device >= (int)nb_devices)
+        die("no device %d.%d", opt.platform, opt.device);
+    dev = devices[opt.device];
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
+    clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL);
+    if (!images)
+        die("device %d.%d (%s) has no image support", opt.platform, opt.device, name);
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_check(err, "clCreateContext");
+    /* profiling always on: every launch is timed and waited for */
+    queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+    cl_check(err, "clCreateCommandQueue");
+    printf("device %d.%d: %s, seed %" PRIu64 "\n", opt.platform, opt.device,
+           name, opt.seed);
+}
+
+/* Whether the device has 64-bit integer atomics (choose_atomics() of
+ * vf_bm3d_gpu.c with atomics=auto). */
+static int has_int64_atomics(void)
+{
+    char extensions[4096] = "";
+
+    clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(extensions) - 1,
+                    extensions, NULL);
+    return !!strstr(extensions, "cl_khr_int64_base_atomics");
+}
+
+/*
+ * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform and the
+ * given accumulators, built as build_program() of vf_bm3d_gpu.c and
+ * ff_denoise_opencl_init() build it (build_options() included).
+ */
+static cl_program build_program(int int64_atomics)
+{
+    static char *sources[4];
+    const char *src[8];
+    char defines[256];
+    cl_device_fp_config fp = 0;
+    const char *options;
+    cl_program prog;
+    cl_int err;
+    int n = 0;
+
+    for (int i = 0; i < 4; i++)
+        if (!sources[i])
+            sources[i] = read_source(opt.kernels, source_names[i]);
+    snprintf(defines, sizeof(defines),
+             "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
+             "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
+    src[n++] = defines;
+    src[n++] = search_defines;
+    src[n++] = noise_defines;
+    for (int i = 0; i < 4; i++)
+        src[n++] = sources[i];
+
+    clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
+    options = fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
+              "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
+    prog = clCreateProgramWithSource(ctx, n, src, NULL, &err);
+    cl_check(err, "clCreateProgramWithSource");
+    err = clBuildProgram(prog, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        size_t size = 0;
+        char *log;
+
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size);
+        log = alloc_or_die(size + 1);
+        clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL);
+        fprintf(stderr, "%s\n", log);
+        die("program build failed: %d", err);
+    }
+    return prog;
+}
+
+static cl_kernel get_kernel(cl_program prog, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, name, &err);
+
+    cl_check(err, name);
+    return k;
+}
+
+/* One kernel argument, as OpenCLKernelArg: its size and value (NULL for
+ * local memory). */
+typedef struct Arg {
+    size_t size;
+    const void *value;
+} Arg;
+
+#define ARG(v) { sizeof(v), &(v) }
+
+/*
+ * Set the arguments and run the kernel over at least width x height
+ * work-items, rounded up to the work-group local_w x local_h (0: 16 x 8),
+ * as ff_denoise_opencl_run() does; wait for it and return its time in ns.
+ */
+static double run_kernel(cl_kernel k, const Arg *args, int nb_args,
+                         size_t width, size_t height, size_t local_w,
+                         size_t local_h)
+{
+    size_t local[2]  = { local_w ? local_w : 16, local_h ? local_h : 8 };
+    size_t global[2] = { (width  + local[0] - 1) / local[0] * local[0],
+                         (height + local[1] - 1) / local[1] * local[1] };
+    cl_ulong start = 0, end = 0;
+    cl_event ev;
+
+    for (int i = 0; i < nb_args; i++)
+        cl_check(clSetKernelArg(k, i, args[i].size, args[i].value), "clSetKernelArg");
+    cl_check(clEnqueueNDRangeKernel(queue, k, 2, NULL, global, local, 0, NULL, &ev),
+             "clEnqueueNDRangeKernel");
+    cl_check(clWaitForEvents(1, &ev), "kernel");
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start), &start, NULL);
+    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL);
+    clReleaseEvent(ev);
+    return (double)(end - start);
+}
+
+static cl_mem new_buffer(size_t size, const void *init)
+{
+    cl_int err;
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE |
+                              (init ? CL_MEM_COPY_HOST_PTR : 0),
+                              size ? size : 1, (void *)init, &err);
+
+    cl_check(err, "clCreateBuffer");
+    return b;
+}
+
+static void read_buffer(cl_mem b, size_t size, void *dst)
+{
+    cl_check(clEnqueueReadBuffer(queue, b, CL_TRUE, 0, size, dst, 0, NULL, NULL),
+             "clEnqueueReadBuffer");
+}
+
+/*
+ * An image as FFmpeg's OpenCL frames hold a plane: one (CL_R) or two
+ * (CL_RG, the chroma of nv12 and p010) channels of normalised 8- or 16-bit
+ * integers, from interleaved samples.
+ */
+static cl_mem new_image(int width, int height, int channels, int bytes,
+                        const void *data)
+{
+    cl_image_format fmt = {
+        channels == 2 ? CL_RG : CL_R,
+        bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8,
+    };
+    cl_image_desc desc = { 0 };
+    cl_int err;
+    cl_mem img;
+
+    desc.image_type   = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width  = width;
+    desc.image_height = height;
+    img = clCreateImage(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &fmt,
+                        &desc, (void *)data, &err);
+    cl_check(err, "clCreateImage");
+    return img;
+}
+
+/*
+ * Whether the device holds images of this many channels of 8 or 16 bits:
+ * PoCL has no CL_RG, so that FFmpeg cannot map nv12 or p010 frames there,
+ * and the two-channel cases are then skipped (and said so).
+ */
+static int image_supported(int channels, int bytes)
+{
+    cl_image_format f[256];
+    cl_uint n = 0;
+    cl_channel_order order = channels == 2 ? CL_RG : CL_R;
+    cl_channel_type type = bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8;
+
+    clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
+                               256, f, &n);
+    for (cl_uint i = 0; i < n && i < 256; i++)
+        if (f[i].image_channel_order == order && f[i].image_channel_data_type == type)
+            return 1;
+    return 0;
+}
+
+static void read_image(cl_mem img, int width, int height, void *dst)
+{
+    size_t origin[3] = { 0, 0, 0 };
+    size_t region[3] = { width, height, 1 };
+
+    cl_check(clEnqueueReadImage(queue, img, CL_TRUE, origin, region, 0, 0, dst,
+                                0, NULL, NULL), "clEnqueueReadImage");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* The median of opt.repeat launches of a kernel, in ms. */
+static void bench(const char *name, const char *what, cl_kernel k,
+                  const Arg *args, int nb_args, size_t w, size_t h)
+{
+    double t[MAX_REPEATS];
+
+    run_kernel(k, args, nb_args, w, h, 0, 0);     /* warm-up (and compile) */
+    for (int i = 0; i < opt.repeat; i++)
+        t[i] = run_kernel(k, args, nb_args, w, h, 0, 0);
+    qsort(t, opt.repeat, sizeof(*t), cmp_double);
+    printf("bench %-20s %-36s %10.3f ms (median of %d)\n", name, what,
+           t[opt.repeat / 2] / 1e6, opt.repeat);
+    fflush(stdout);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The sample formats of the checks                                       */
+
+/*
+ * A format as DenoiseLayout describes it: bytes per sample, the largest
+ * value of the storage unit ('container') and the unused low bits
+ * ('shift'): gray8 / nv12, gray16 / yuv444p16, gbrp10msb / p010
+ * (10 bits in the high bits of 16), gbrp12msb (12 bits).
+ */
+typedef struct Format {
+    const char *name;
+    int bytes;
+    int container;
+    int shift;
+} Format;
+
+static const Format formats[] = {
+    { "8-bit",         1,   255, 0 },
+    { "16-bit",        2, 65535, 0 },
+    { "10-bit msb",    2, 65535, 6 },
+    { "12-bit msb",    2, 65535, 4 },
+};
+
+/* Random samples of a format (its unused low bits 0), with the extremes
+ * often, since clamping and scaling are exact there. */
+static unsigned random_sample(const Format *f)
+{
+    unsigned top = (unsigned)f->container >> f->shift;
+    unsigned r = rnd(16);
+    unsigned v = r == 0 ? 0 : r == 1 ? top : rnd(top + 1);
+
+    return v << f->shift;
+}
+
+static void store_sample(void *data, size_t i, int bytes, unsigned v)
+{
+    if (bytes == 1)
+        ((uint8_t *)data)[i] = v;
+    else
+        ((uint16_t *)data)[i] = v;
+}
+
+static unsigned load_sample(const void *data, size_t i, int bytes)
+{
+    return bytes == 1 ? ((const uint8_t *)data)[i] : ((const uint16_t *)data)[i];
+}
+
+/* The image sizes of the load and store checks, and the side of the plane
+ * each is padded to (0: the image's size), as
+ * ff_denoise_opencl_pad_components() pads small planes to the 8x8 block
+ * of bm3d_gpu (or larger, mirrored more than once). */
+static const struct { int w, h, pad; } load_sizes[] = {
+    { 1, 1, 0 }, { 1, 1, 8 }, { 7, 3, 0 }, { 7, 3, 8 }, { 7, 3, 16 },
+    { 3, 7, 20 }, { 64, 48, 0 }, { 64, 48, 70 }, { 17, 2, 9 },
+};
+
+/* ---------------------------------------------------------------------- */
+/* denoise_load_plane                                                     */
+
+/*
+ * One case: channel 'channel' of a random image of 'channels' channels,
+ * w x h, loaded into slot 1 of a ring of two planes of pw x ph. Reference:
+ * the image padded by ref_pad_image() (the golden models' mirror of a
+ * small plane) and converted by ref_load_plane() (the stored integer
+ * times 255 / container, in float); slot 0 must stay untouched.
+ */
+static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
+                      int channel, int w, int h, int pad)
+{
+    PNMImage img = { w, h, f->container, channels, NULL };
+    int pw = w > pad ? w : pad, ph = h > pad ? h : pad;
+    size_t n = (size_t)w * h * channels, plane = (size_t)pw * ph;
+    void *data = alloc_or_die(n * f->bytes);
+    float *got = alloc_or_die(2 * plane * sizeof(float));
+    float *exp = alloc_or_die(2 * plane * sizeof(float));
+    float container = (float)f->container;
+    cl_uint offset = plane;
+    cl_mem src, dst;
+    long i;
+
+    img.data = alloc_or_die(n * sizeof(*img.data));
+    for (size_t j = 0; j < n; j++) {
+        img.data[j] = random_sample(f);
+        store_sample(data, j, f->bytes, img.data[j]);
+    }
+    for (size_t j = 0; j < 2 * plane; j++)
+        exp[j] = -1234.5f;                      /* a sentinel in slot 0 */
+    src = new_image(w, h, channels, f->bytes, data);
+    dst = new_buffer(2 * plane * sizeof(float), exp);
+
+    {
+        const Arg args[] = {
+            ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
+            ARG(container), ARG(offset),
+        };
+        run_kernel(k, args, 7, pw, ph, 0, 0);
+    }
+    read_buffer(dst, 2 * plane * sizeof(float), got);
+    if (ref_pad_image(&img, pad) < 0)
+        die("ref_pad_image");
+    ref_load_plane(&img, channel, exp + plane);
+
+    c->cases++;
+    i = first_float_diff(got, exp, 2 * plane);
+    if (i >= 0)
+        check_fail(c, "%s, %d channel(s), channel %d, image %dx%d, plane %dx%d: "
+                   "slot %ld, (%ld, %ld): got %.9g, expected %.9g", f->name,
+                   channels, channel, w, h, pw, ph, i / (long)plane,
+                   i % (long)plane % pw, i % (long)plane / pw, got[i], exp[i]);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    free(img.data);
+    free(data);
+    free(got);
+    free(exp);
+}
+
+static void check_load(cl_program prog)
+{
+    cl_kernel k = get_kernel(prog, "denoise_load_plane");
+    Check c;
+
+    check_begin(&c, "denoise_load_plane");
+    for (int fi = 0; fi < 4; fi++)
+        for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++)
+            for (int ch = 1; ch <= 2; ch++)
+                for (int channel = 0; channel < ch; channel++)
+                    if (!image_supported(ch, formats[fi].bytes))
+                        snprintf(c.note, sizeof(c.note), "two-channel images "
+                                 "(CL_RG) not supported here: skipped");
+                    else
+                    load_case(&c, k, &formats[fi], ch, channel, load_sizes[s].w,
+                              load_sizes[s].h, load_sizes[s].pad);
+    check_end(&c);
+    clReleaseKernel(k);
+}
+
+/* ---------------------------------------------------------------------- */
+/* denoise_store_plane                                                    */
+
+/* A random value of a filtered plane, in the 8-bit scale: out of range on
+ * either side, exactly on a level or halfway between two (rounding ties),
+ * or anywhere. */
+static float random_plane_value(const Format *f)
+{
+    float unit = (float)(255.0 * (1 << f->shift) / f->container);
+
+    switch (rnd(6)) {
+    case 0:  return rndf(-40.0f, 0.0f);
+    case 1:  return rndf(255.0f, 300.0f);
+    case 2:  return (float)rnd(256);
+    case 3:  return (rnd((unsigned)(255.0f / unit)) + 0.5f) * unit;
+    default: return rndf(0.0f, 255.0f);
+    }
+}
+
+/*
+ * One case: an image of 'channels' channels, w x h, written from planes of
+ * pitch 'pitch' for the channels of 'mask', the others copied from a random
+ * source image. Reference: ref_quantise() with the format's shift for the
+ * channels written, the source's samples for the others.
+ */
+static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
+                       int mask, int w, int h, int pitch)
+{
+    size_t n = (size_t)w * h * channels, plane = (size_t)pitch * h;
+    void *data = alloc_or_die(n * f->bytes);
+    void *got  = alloc_or_die(n * f->bytes);
+    float *p[2];
+    float container = (float)f->container;
+    cl_mem src, dst, buf[2];
+    int shift = f->shift;
+
+    for (size_t j = 0; j < n; j++)
+        store_sample(data, j, f->bytes, random_sample(f));
+    for (int i = 0; i < 2; i++) {
+        p[i] = alloc_or_die(plane * sizeof(float));
+        for (size_t j = 0; j < plane; j++)
+            p[i][j] = random_plane_value(f);
+        buf[i] = new_buffer(plane * sizeof(float), p[i]);
+    }
+    src = new_image(w, h, channels, f->bytes, data);
+    memset(got, 0x5a, n * f->bytes);
+    dst = new_image(w, h, channels, f->bytes, got);
+
+    {
+        /* store_image(): an unused plane argument gets the other buffer */
+        cl_mem plane0 = mask & 1 ? buf[0] : buf[1];
+        cl_mem plane1 = mask & 2 ? buf[1] : buf[0];
+        const Arg args[] = {
+            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(mask),
+            ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
+        };
+        run_kernel(k, args, 10, w, h, 0, 0);
+    }
+    read_image(dst, w, h, got);
+
+    c->cases++;
+    ref_set_shift(shift);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            for (int ch = 0; ch < channels; ch++) {
+                size_t i = ((size_t)y * w + x) * channels + ch;
+                unsigned g = load_sample(got, i, f->bytes);
+                unsigned e = mask & (1 << ch) ?
+                             ref_quantise(p[ch][(size_t)y * pitch + x], f->container) :
+                             load_sample(data, i, f->bytes);
+                if (g != e) {
+                    check_fail(c, "%s, %d channel(s), mask %d, %dx%d, pitch %d: "
+                               "(%d, %d) channel %d: got %u, expected %u "
+                               "(plane value %.9g)", f->name, channels, mask,
+                               w, h, pitch, x, y, ch, g, e,
+                               mask & (1 << ch) ? p[ch][(size_t)y * pitch + x] : 0.0f);
+                    goto done;
+                }
+            }
+        }
+    }
+done:
+    ref_set_shift(0);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    for (int i = 0; i < 2; i++) {
+        clReleaseMemObject(buf[i]);
+        free(p[i]);
+    }
+    free(data);
+    free(got);
+}
+
+static void check_store(cl_program prog)
+{
+    cl_kernel k = get_kernel(prog, "denoise_store_plane");
+    Check c;
+
+    check_begin(&c, "denoise_store_plane");
+    for (int fi = 0; fi < 4; fi++) {
+        for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++) {
+            int w = load_sizes[s].w, h = load_sizes[s].h;
+            /* the pitch of a padded plane is larger than the image */
+            int pitch = w > load_sizes[s].pad ? w : load_sizes[s].pad;
+
+            store_case(&c, k, &formats[fi], 1, 1, w, h, pitch);
+            if (!image_supported(2, formats[fi].bytes)) {
+                snprintf(c.note, sizeof(c.note), "two-channel images "
+                         "(CL_RG) not supported here: skipped");
+                continue;
+            }
+            for (int mask = 1; mask <= 3; mask++)
+                store_case(&c, k, &formats[fi], 2, mask, w, h, pitch);
+        }
+    }
+    check_end(&c);
+    clReleaseKernel(k);
+}
+
+/* ---------------------------------------------------------------------- */
+/* bm3d_normalise                                                         */
+
+/*
+ * A random fixed-point accumulator of 2^32 units (FIX_ONE): sums of
+ * aggregation weights (den, positive) and of weighted samples (num, signed:
+ * Wiener estimates may go below 0), over a wide range of magnitudes so that
+ * the conversions to float round.
+ */
+static int64_t random_fixed(int positive)
+{
+    int bits = 20 + rnd(40);
+    int64_t v = (int64_t)(rnd64() >> (64 - bits)) + 1;
+
+    return !positive && rnd(8) == 0 ? -v : v;
+}
+
+static void normalise_case(Check *c, cl_kernel k, const char *variant,
+                           int w, int h)
+{
+    size_t plane = (size_t)w * h;
+    int64_t *num = alloc_or_die(2 * plane * sizeof(*num));
+    int64_t *den = alloc_or_die(2 * plane * sizeof(*den));
+    float *got = alloc_or_die(3 * plane * sizeof(float));
+    float *exp = alloc_or_die(3 * plane * sizeof(float));
+    /* slot 1 of the accumulators into slot 2 of a ring of three planes */
+    cl_uint src_offset = plane, dst_offset = 2 * plane;
+    cl_mem bnum, bden, dst;
+    long i;
+
+    for (size_t j = 0; j < 2 * plane; j++) {
+        den[j] = random_fixed(1);
+        /* num = den * sample, as when every estimate is a sample value */
+        num[j] = rnd(2) ? random_fixed(0) :
+                 (int64_t)((double)den[j] * rndf(-10.0f, 265.0f));
+    }
+    for (size_t j = 0; j < 3 * plane; j++)
+        exp[j] = -1234.5f;
+    bnum = new_buffer(2 * plane * sizeof(*num), num);
+    bden = new_buffer(2 * plane * sizeof(*den), den);
+    dst  = new_buffer(3 * plane * sizeof(float), exp);
+    {
+        const Arg args[] = {
+            ARG(bnum), ARG(bden), ARG(src_offset), ARG(dst), ARG(dst_offset),
+            ARG(w), ARG(h),
+        };
+        run_kernel(k, args, 7, w, h, 0, 0);
+    }
+    read_buffer(dst, 3 * plane * sizeof(float), got);
+    bm3d_divide(num + plane, den + plane, plane, exp + 2 * plane);
+
+    c->cases++;
+    i = first_float_diff(got, exp, 3 * plane);
+    if (i >= 0)
+        check_fail(c, "%s, %dx%d: slot %ld, (%ld, %ld): got %.9g, expected %.9g "
+                   "(num %" PRId64 ", den %" PRId64 ")", variant, w, h,
+                   i / (long)plane, i % (long)plane % w, i % (long)plane / w,
+                   got[i], exp[i], i >= (long)(2 * plane) ? num[i - plane] : 0,
+                   i >= (long)(2 * plane) ? den[i - plane] : 0);
+    clReleaseMemObject(bnum);
+    clReleaseMemObject(bden);
+    clReleaseMemObject(dst);
+    free(num);
+    free(den);
+    free(got);
+    free(exp);
+}
+
+static const struct { int w, h; } small_sizes[] = {
+    { 1, 1 }, { 7, 3 }, { 3, 7 }, { 16, 8 }, { 17, 9 }, { 64, 48 }, { 33, 17 },
+};
+
+static void check_normalise(cl_program *progs, const char *const *variants,
+                            int nb_progs)
+{
+    Check c;
+
+    check_begin(&c, "bm3d_normalise");
+    for (int p = 0; p < nb_progs; p++) {
+        cl_kernel k = get_kernel(progs[p], "bm3d_normalise");
+
+        for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++)
+            normalise_case(&c, k, variants[p], small_sizes[s].w, small_sizes[s].h);
+        clReleaseKernel(k);
+    }
+    check_end(&c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* patch_search                                                           */
+
+typedef struct SearchCase {
+    int width, height;
+    int step, radius;
+    int levels;             /* sample values 0 .. levels - 1, 0: fractional */
+    int ring, first_slot, nb_frames, ref_slot;
+    int ref_first;
+    int band;               /* search grid rows 1 .. ny - 2 only */
+    int skip;               /* leave the top-left patches (per tiled kernel) */
+} SearchCase;
+
+/*
+ * The model's search, for the kernel's contract (patch_search.cl): the
+ * table of each reference patch starts with NB entries at +infinity at the
+ * reference's position (the first at 0 with ref_first); the candidates
+ * inside the plane within 'radius' of the reference, frame by frame of the
+ * window, row by row, the reference itself excepted with ref_first, are
+ * kept by bm3d_keep_best() with bm3d_patch_distance()'s distance.
+ */
+static void search_reference(const SearchCase *sc, const float *frames,
+                             int nx, int gy_first, int gy_end, int skip_nx,
+                             int skip_ny, uint32_t *pos, float *dist)
+{
+    const int w = sc->width, h = sc->height;
+    const size_t plane = (size_t)w * h;
+    const int block = gcd(BM3D_PATCH, sc->step);
+
+    for (int gy = gy_first; gy < gy_end; gy++) {
+        for (int gx = 0; gx < nx; gx++) {
+            int x0 = bm3d_grid_pos(gx, sc->step, w);
+            int y0 = bm3d_grid_pos(gy, sc->step, h);
+            size_t ref_pos = sc->ref_slot * plane + (size_t)y0 * w + x0;
+            int xs = x0 - sc->radius < 0 ? 0 : x0 - sc->radius;
+            int ys = y0 - sc->radius < 0 ? 0 : y0 - sc->radius;
+            int xe = x0 + sc->radius > w - BM3D_PATCH ? w - BM3D_PATCH : x0 + sc->radius;
+            int ye = y0 + sc->radius > h - BM3D_PATCH ? h - BM3D_PATCH : y0 + sc->radius;
+            size_t r = (size_t)(gy - gy_first) * nx + gx;
+            BM3DNeighbor best[NB];
+
+            if (gx < skip_nx && gy < skip_ny)
+                continue;
+            for (int k = 0; k < NB; k++) {
+                best[k].dist  = INFINITY;
+                best[k].pos   = ref_pos;
+                best[k].frame = 0;
+            }
+            if (sc->ref_first)
+                best[0].dist = 0.0f;
+            for (int i = 0; i < sc->nb_frames; i++) {
+                int t = (sc->first_slot + i) % sc->ring;
+
+                for (int cy = ys; cy <= ye; cy++) {
+                    for (int cx = xs; cx <= xe; cx++) {
+                        BM3DNeighbor cand;
+
+                        cand.pos   = t * plane + (size_t)cy * w + cx;
+                        cand.frame = 0;
+                        if (sc->ref_first && cand.pos == ref_pos)
+                            continue;
+                        cand.dist = bm3d_patch_distance(frames + ref_pos,
+                                                        frames + cand.pos, w, block);
+                        bm3d_keep_best(best, NB, cand);
+                    }
+                }
+            }
+            for (int k = 0; k < NB; k++) {
+                pos[r * NB + k]  = (uint32_t)best[k].pos;
+                dist[r * NB + k] = best[k].dist;
+            }
+        }
+    }
+}
+
+static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
+{
+    const int w = sc->width, h = sc->height, patch = BM3D_PATCH;
+    const size_t plane = (size_t)w * h;
+    /* ff_denoise_opencl_search_init() */
+    int step = sc->step, radius = sc->radius, block = gcd(patch, step);
+    int nx = bm3d_grid_count(w, step), ny = bm3d_grid_count(h, step);
+    int gy_first = sc->band && ny > 2 ? 1 : 0;
+    int gy_end   = sc->band && ny > 2 ? ny - 1 : ny;
+    int skip_nx  = sc->skip ? (nx + 1) / 2 : 0;
+    int skip_ny  = sc->skip ? (ny + 1) / 2 : 0;
+    size_t refs = (size_t)(gy_end - gy_first) * nx;
+    float *frames = alloc_or_die(sc->ring * plane * sizeof(float));
+    uint32_t *pos_got = alloc_or_die(refs * NB * sizeof(uint32_t));
+    uint32_t *pos_exp = alloc_or_die(refs * NB * sizeof(uint32_t));
+    float *dist_got = alloc_or_die(refs * NB * sizeof(float));
+    float *dist_exp = alloc_or_die(refs * NB * sizeof(float));
+    /* DENOISE_CHANNELS_SINGLE */
+    int channels = 1;
+    cl_uint stride = 0;
+    cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
+    cl_mem bframes, bpos, bdist;
+
+    for (size_t j = 0; j < sc->ring * plane; j++)
+        frames[j] = sc->levels ? (float)rnd(sc->levels) :
+                    ref_to_8bit_scale(rnd(1024) << 6, 65535);
+    /* entries the kernel must not write (skipped patches) */
+    for (size_t j = 0; j < refs * NB; j++) {
+        pos_exp[j]  = 0xdeadbeef;
+        dist_exp[j] = -1.0f;
+    }
+    bframes = new_buffer(sc->ring * plane * sizeof(float), frames);
+    bpos    = new_buffer(refs * NB * sizeof(uint32_t), pos_exp);
+    bdist   = new_buffer(refs * NB * sizeof(float), dist_exp);
+    {
+        /* run_search_kernel() with the per-patch kernel */
+        const Arg args[] = {
+            ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
+            ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
+            ARG(sc->ref_slot), ARG(patch), ARG(step), ARG(block), ARG(radius),
+            ARG(nx), ARG(gy_end), ARG(skip_nx), ARG(skip_ny), ARG(gy_first),
+            ARG(sc->ref_first), ARG(bpos), ARG(bdist),
+        };
+        run_kernel(k, args, 22, nx, gy_end - gy_first, 0, 0);
+    }
+    read_buffer(bpos, refs * NB * sizeof(uint32_t), pos_got);
+    read_buffer(bdist, refs * NB * sizeof(float), dist_got);
+    search_reference(sc, frames, nx, gy_first, gy_end, skip_nx, skip_ny,
+                     pos_exp, dist_exp);
+
+    c->cases++;
+    for (size_t j = 0; j < refs * NB; j++) {
+        if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
+            size_t r = j / NB;
+
+            check_fail(c, "%dx%d, step %d, radius %d, %s, %d frame(s), ref_first %d, "
+                       "grid rows %d..%d, skip %dx%d: reference (%d, %d) entry %d: "
+                       "got position %u distance %.9g, expected position %u "
+                       "distance %.9g", w, h, step, radius,
+                       sc->levels ? "integer samples" : "fractional samples",
+                       sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
+                       skip_nx, skip_ny, (int)(r % nx),
+                       (int)(r / nx) + gy_first, (int)(j % NB), pos_got[j],
+                       dist_got[j], pos_exp[j], dist_exp[j]);
+            break;
+        }
+    }
+    clReleaseMemObject(bframes);
+    clReleaseMemObject(bpos);
+    clReleaseMemObject(bdist);
+    free(frames);
+    free(pos_got);
+    free(pos_exp);
+    free(dist_got);
+    free(dist_exp);
+}
+
+static void check_search(cl_program prog)
+{
+    static const struct { int w, h; } sizes[] = {
+        { 8, 8 }, { 9, 8 }, { 13, 11 }, { 24, 17 }, { 40, 24 },
+    };
+    static const int steps[]  = { 1, 3, 4, 8 };
+    static const int radii[]  = { 2, 5, 10 };
+    static const int levels[] = { 2, 6, 0 };
+    cl_kernel k = get_kernel(prog, "patch_search");
+    Check c;
+    int n = 0;
+
+    check_begin(&c, "patch_search");
+    for (int s = 0; s < 5; s++) {
+        for (int st = 0; st < 4; st++) {
+            for (int ri = 0; ri < 3; ri++) {
+                /* every combination of the other parameters, in turn */
+                SearchCase sc = {
+                    .width = sizes[s].w, .height = sizes[s].h,
+                    .step = steps[st], .radius = radii[ri],
+                    .levels = levels[n % 3], .ref_first = (n / 3) % 2,
+                    .band = n % 5 == 1, .skip = n % 7 == 3,
+                };
+                /* one frame, or a window of two in a ring of three that
+                 * wraps around, the reference the first or the second */
+                if (n % 4 < 2) {
+                    sc.ring = 1;
+                    sc.nb_frames = 1;
+                } else {
+                    sc.ring = 3;
+                    sc.first_slot = 2;
+                    sc.nb_frames = 2;
+                    sc.ref_slot = n % 4 == 2 ? 2 : 0;
+                }
+                search_case(&c, k, &sc);
+                n++;
+            }
+        }
+    }
+    check_end(&c);
+    clReleaseKernel(k);
+}
+
+/* ---------------------------------------------------------------------- */
+/* bm3d_filter_ht                                                         */
+
+static int cmp_float(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * One group, alone in a launch (nx = 1, one band row, a ring of one frame):
+ * a table of NB entries, the reference first at distance 0, then random
+ * patches at increasing random distances about 64 * tau, so that the group
+ * size (entries within tau, cut to a power of two not above 'group')
+ * varies. Reference: bm3d_group_size() and bm3d_hard_threshold_group() of
+ * the model with its tables (bm3d_init_tables(): the DCT, Haar along the
+ * group, Kaiser beta 2, as make_transform() and make_kaiser() of
+ * vf_bm3d_gpu.c compute them), threshold = hdthr * sigma in float; the
+ * fixed-point accumulators must be equal, bit for bit.
+ */
+static void ht_case(Check *c, cl_kernel k, const char *variant,
+                    const BM3DTables *t, int w, int h, int group, float sigma)
+{
+    const size_t plane = (size_t)w * h;
+    const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
+    float threshold = hdthr * sigma;
+    float *noisy = alloc_or_die(plane * sizeof(float));
+    float stack[BM3D_MAX_GROUP * BM3D_PATCH2];
+    int64_t *num = alloc_or_die(plane * sizeof(int64_t));
+    int64_t *den = alloc_or_die(plane * sizeof(int64_t));
+    int64_t *got_num = alloc_or_die(plane * sizeof(int64_t));
+    int64_t *got_den = alloc_or_die(plane * sizeof(int64_t));
+    BM3DNeighbor best[NB];
+    uint32_t pos[NB];
+    float dist[NB];
+    const float *planes[1] = { noisy };
+    int64_t *nums[1] = { num }, *dens[1] = { den };
+    /* filter_step() for a still image: one frame, aggregated into the
+     * reference frame's accumulators */
+    int nx = 1, ring = 1, ref_slot = 0, nb_aggregated = 1, acc_ref = 0, acc_ring = 1;
+    cl_uint plane_size = plane;
+    cl_mem bnoisy, bpos, bdist, bfwd, binv, bkaiser, bnum, bden;
+    int n;
+
+    /* a smooth ramp plus noise: some coefficients above the threshold,
+     * most below */
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            noisy[y * w + x] = (float)((x * 7 + y * 3) % 256) + rndf(-sigma, sigma);
+    for (int e = 0; e < NB; e++) {
+        int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
+
+        pos[e]  = y * w + x;
+        dist[e] = rndf(0.0f, 1.5f * 64.0f * tau);
+    }
+    dist[0] = 0.0f;
+    qsort(dist + 1, NB - 1, sizeof(float), cmp_float);
+    for (int e = 0; e < NB; e++) {
+        best[e].dist  = dist[e];
+        best[e].pos   = pos[e];
+        best[e].frame = 0;
+    }
+
+    bnoisy  = new_buffer(plane * sizeof(float), noisy);
+    bpos    = new_buffer(sizeof(pos), pos);
+    bdist   = new_buffer(sizeof(dist), dist);
+    bfwd    = new_buffer(sizeof(t->C), t->C);
+    binv    = new_buffer(sizeof(t->Ci), t->Ci);
+    bkaiser = new_buffer(sizeof(t->kaiser), t->kaiser);
+    bnum    = new_buffer(plane * sizeof(int64_t), num);     /* zeros */
+    bden    = new_buffer(plane * sizeof(int64_t), den);
+    {
+        /* filter_step(): the noisy planes serve as 'basic', unused here */
+        const Arg args[] = {
+            ARG(bnoisy), ARG(bnoisy), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
+            ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bfwd),
+            ARG(binv), ARG(bkaiser), ARG(bnum), ARG(bden), ARG(plane_size),
+            ARG(ring), ARG(ref_slot), ARG(nb_aggregated), ARG(acc_ref),
+            ARG(acc_ring),
+        };
+        run_kernel(k, args, 21, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
+    }
+    read_buffer(bnum, plane * sizeof(int64_t), got_num);
+    read_buffer(bden, plane * sizeof(int64_t), got_den);
+
+    n = bm3d_group_size(best, group, tau);
+    bm3d_hard_threshold_group(t, planes, w, best, n, 0, threshold, stack,
+                              nums, dens);
+
+    c->cases++;
+    for (size_t i = 0; i < 2 * plane; i++) {
+        const int64_t *g = i < plane ? got_num : got_den;
+        const int64_t *e = i < plane ? num : den;
+        size_t j = i % plane;
+
+        if (g[j] != e[j]) {
+            check_fail(c, "%s, %dx%d, group %d (size %d), sigma %g: %s at "
+                       "(%d, %d): got %" PRId64 ", expected %" PRId64, variant,
+                       w, h, group, n, sigma, i < plane ? "num" : "den",
+                       (int)(j % w), (int)(j / w), g[j], e[j]);
+            break;
+        }
+    }
+    clReleaseMemObject(bnoisy);
+    clReleaseMemObject(bpos);
+    clReleaseMemObject(bdist);
+    clReleaseMemObject(bfwd);
+    clReleaseMemObject(binv);
+    clReleaseMemObject(bkaiser);
+    clReleaseMemObject(bnum);
+    clReleaseMemObject(bden);
+    free(noisy);
+    free(num);
+    free(den);
+    free(got_num);
+    free(got_den);
+}
+
+static void check_ht(cl_program *progs, const char *const *variants, int nb_progs)
+{
+    static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
+    static const float sigmas[] = { 2.0f, 10.0f, 40.0f };
+    BM3DTables t;
+    Check c;
+
+    /* bm3d_gpu's fast preset: DCT, Haar along the group, kaiser=2 */
+    bm3d_init_tables(&t, 2.0f, 0, 1);
+    check_begin(&c, "bm3d_filter_ht");
+    for (int p = 0; p < nb_progs; p++) {
+        cl_kernel k = get_kernel(progs[p], "bm3d_filter_ht");
+
+        for (int s = 0; s < 3; s++)
+            for (int group = 1; group <= NB; group *= 2)
+                for (int si = 0; si < 3; si++)
+                    ht_case(&c, k, variants[p], &t, sizes[s].w, sizes[s].h,
+                            group, sigmas[si]);
+        clReleaseKernel(k);
+    }
+    check_end(&c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Benchmarks                                                             */
+
+static void bench_all(cl_program prog)
+{
+    const int w = 1920, h = 1080, sw = 320, sh = 240;
+    size_t plane = (size_t)w * h;
+    uint8_t *img8 = alloc_or_die(plane);
+    float *fplane = alloc_or_die(plane * sizeof(float));
+    int64_t *acc = alloc_or_die(plane * sizeof(int64_t));
+    float container = 255.0f;
+    cl_uint offset = 0;
+    int channel = 0, mask = 1, shift = 0;
+    cl_mem img, out, buf, num, pos, dist;
+
+    for (size_t i = 0; i < plane; i++) {
+        img8[i]   = rnd(256);
+        fplane[i] = img8[i];
+        acc[i]    = ((int64_t)rnd(256) << 32) + 1;
+    }
+    img = new_image(w, h, 1, 1, img8);
+    out = new_image(w, h, 1, 1, img8);
+    buf = new_buffer(plane * sizeof(float), fplane);
+    num = new_buffer(plane * sizeof(int64_t), acc);
+
+    if (selected("denoise_load_plane")) {
+        cl_kernel k = get_kernel(prog, "denoise_load_plane");
+        const Arg args[] = {
+            ARG(img), ARG(channel), ARG(buf), ARG(w), ARG(h), ARG(container),
+            ARG(offset),
+        };
+        bench("denoise_load_plane", "1920x1080 8-bit", k, args, 7, w, h);
+        clReleaseKernel(k);
+    }
+    if (selected("denoise_store_plane")) {
+        cl_kernel k = get_kernel(prog, "denoise_store_plane");
+        const Arg args[] = {
+            ARG(out), ARG(img), ARG(buf), ARG(buf), ARG(mask), ARG(w), ARG(h),
+            ARG(w), ARG(container), ARG(shift),
+        };
+        bench("denoise_store_plane", "1920x1080 8-bit", k, args, 10, w, h);
+        clReleaseKernel(k);
+    }
+    if (selected("bm3d_normalise")) {
+        cl_kernel k = get_kernel(prog, "bm3d_normalise");
+        const Arg args[] = {
+            ARG(num), ARG(num), ARG(offset), ARG(buf), ARG(offset), ARG(w), ARG(h),
+        };
+        bench("bm3d_normalise", "1920x1080", k, args, 7, w, h);
+        clReleaseKernel(k);
+    }
+    if (selected("patch_search")) {
+        /* bm3d_gpu's fast preset: step 4, 21x21 window (radius 10) */
+        cl_kernel k = get_kernel(prog, "patch_search");
+        int channels = 1, zero = 0, one = 1, patch = 8, step = 4, block = 4;
+        int radius = 10, nx = bm3d_grid_count(sw, step), ny = bm3d_grid_count(sh, step);
+        cl_uint stride = 0;
+        cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
+
+        pos  = new_buffer((size_t)nx * ny * NB * sizeof(uint32_t), NULL);
+        dist = new_buffer((size_t)nx * ny * NB * sizeof(float), NULL);
+        {
+            const Arg args[] = {
+                ARG(buf), ARG(channels), ARG(stride), ARG(weights), ARG(sw),
+                ARG(sh), ARG(zero), ARG(one), ARG(one), ARG(zero), ARG(patch),
+                ARG(step), ARG(block), ARG(radius), ARG(nx), ARG(ny), ARG(zero),
+                ARG(zero), ARG(zero), ARG(one), ARG(pos), ARG(dist),
+            };
+            bench("patch_search", "320x240 step 4 radius 10 NB 16", k, args,
+                  22, nx, ny);
+        }
+        clReleaseMemObject(pos);
+        clReleaseMemObject(dist);
+        clReleaseKernel(k);
+    }
+    clReleaseMemObject(img);
+    clReleaseMemObject(out);
+    clReleaseMemObject(buf);
+    clReleaseMemObject(num);
+    free(img8);
+    free(fplane);
+    free(acc);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: check_kernels [--device P.D] [--kernels DIR] [--seed N]\n"
+            "                     [--test NAME] [--bench] [--repeat N]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    cl_program progs[2];
+    const char *variants[2];
+    int nb_progs = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+        if (!strcmp(a, "--bench")) {
+            opt.bench = 1;
+        } else if (!v) {
+            usage();
+        } else if (!strcmp(a, "--device")) {
+            if (sscanf(v, "%d.%d", &opt.platform, &opt.device) != 2 ||
+                opt.platform < 0 || opt.device < 0)
+                usage();
+            i++;
+        } else if (!strcmp(a, "--kernels")) {
+            opt.kernels = v;
+            i++;
+        } else if (!strcmp(a, "--seed")) {
+            opt.seed = strtoull(v, NULL, 0);
+            i++;
+        } else if (!strcmp(a, "--test")) {
+            opt.test = v;
+            i++;
+        } else if (!strcmp(a, "--repeat")) {
+            opt.repeat = atoi(v);
+            if (opt.repeat < 1 || opt.repeat > MAX_REPEATS)
+                usage();
+            i++;
+        } else {
+            usage();
+        }
+    }
+    /* xorshift needs a non-zero state */
+    rng_state = opt.seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
+    if (!rng_state)
+        rng_state = 1;
+
+    open_device();
+    /* the accumulators the filter chooses (atomics=auto), then the other
+     * variant where the device has 64-bit atomics (atomics=int32) */
+    variants[nb_progs] = has_int64_atomics() ? "64-bit atomics" : "32-bit pairs";
+    progs[nb_progs++]  = build_program(has_int64_atomics());
+    if (has_int64_atomics() &&
+        (selected("bm3d_normalise") || selected("bm3d_filter_ht"))) {
+        variants[nb_progs] = "32-bit pairs";
+        progs[nb_progs++]  = build_program(0);
+    }
+
+    if (selected("denoise_load_plane"))
+        check_load(progs[0]);
+    if (selected("denoise_store_plane"))
+        check_store(progs[0]);
+    if (selected("bm3d_normalise"))
+        check_normalise(progs, variants, nb_progs);
+    if (selected("patch_search"))
+        check_search(progs[0]);
+    if (selected("bm3d_filter_ht"))
+        check_ht(progs, variants, nb_progs);
+    if (opt.bench)
+        bench_all(progs[0]);
+
+    for (int p = 0; p < nb_progs; p++)
+        clReleaseProgram(progs[p]);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(ctx);
+    if (failures) {
+        printf("%d kernel(s) failed\n", failures);
+        return 1;
+    }
+    return 0;
+}
