@@ -562,6 +562,12 @@ static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
     return 0;
 }
 
+/* The accumulator plane of frame t, in the ring of acc_ring planes. */
+static int acc_slot(const BM3DGPUContext *s, int64_t t)
+{
+    return t % s->acc_ring;
+}
+
 /*
  * Before step i's groups of reference frame t, which are aggregated in
  * frames t to t + future: the accumulator planes of those not cleared yet
@@ -575,7 +581,7 @@ static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
 
     for (; u < end; u++) {
         for (int c = 0; c < s->dn.layout.nb_components; c++) {
-            int slot = u % s->acc_ring, err;
+            int slot = acc_slot(s, u), err;
 
             if (!ff_denoise_opencl_selected(&s->dn, c))
                 continue;
@@ -655,7 +661,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     /* the patches in frames from the reference one on are aggregated, into
      * the accumulator planes from the reference frame's */
     cl_int nb_aggregated = win->nb_frames - win->nb_past;
-    cl_int acc_ref = win->t % s->acc_ring;
+    cl_int acc_ref = acc_slot(s, win->t);
     float sigma = channel_sigma(s, c);
     float threshold = s->hdthr * sigma;
     const OpenCLKernelArg args[] = {
@@ -737,7 +743,7 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
             return err;
         /* the estimates of frame t are complete */
         for (int c = c0; c < c0 + n; c++) {
-            err = normalise(avctx, c, i, t % s->acc_ring,
+            err = normalise(avctx, c, i, acc_slot(s, t),
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
             if (err < 0)
                 return err;
@@ -769,7 +775,7 @@ static int finish_frame(AVFilterContext *avctx, int64_t t, int *mask)
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
         if (s->estim == ESTIMATE_BASIC) {
-            err = normalise(avctx, c, 0, t % s->acc_ring, s->dst[c], 0);
+            err = normalise(avctx, c, 0, acc_slot(s, t), s->dst[c], 0);
             if (err < 0)
                 return err;
         }
