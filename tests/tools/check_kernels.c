@@ -14,7 +14,9 @@
  * noise estimator's constants (both from libavfilter/denoise_opencl.h,
  * extracted by the Makefile into check_kernels_defs.h), then
  * denoise_common.cl, patch_search.cl, noise_estimate.cl and bm3d_gpu.cl,
- * read from DIR (default "kernels"), with the same build option. Kernel
+ * read from DIR (default "kernels"), with the same build option;
+ * nlmeans_gpu's likewise (NB_NEIGHBORS, SEARCH_CHANNELS 1 or 3 as
+ * libavfilter/vf_nlmeans_gpu.c, then nlmeans_gpu.cl). Kernel
  * arguments are set in the order and with the types of the host's
  * argument arrays, and launched over the same rounded-up 2-D ranges.
  *
@@ -37,9 +39,19 @@
  *                        bm3d_group_size() and bm3d_hard_threshold_group():
  *                        the fixed-point accumulators bit for bit, with
  *                        both kinds of atomics
- * With --bench each kernel but bm3d_filter_ht is then timed on a larger
- * input: the median of --repeat launches (default 11), from OpenCL
- * profiling events. --test NAME runs the kernels whose name contains NAME.
+ *   bm3d_filter_wiener   the same groups with a basic estimate as the
+ *                        oracle, sigma 0 included (gains of 1), against
+ *                        bm3d_wiener_group(): bit for bit, both atomics
+ *   nlmeans_weights      random tables (used entries, then +infinity) of
+ *                        one channel or joint colour, both kernels, patch
+ *                        sizes 1 to 8, sigma and h 0 or not, with and
+ *                        without the flat test, against a C reference of
+ *                        doc/nlmeans_gpu-algorithm.md ("Weights", "Flat
+ *                        groups"): bisquare weights and flat means bit for
+ *                        bit, exp weights within NLM_EXP_ULPS (16) ulp
+ * With --bench each kernel but the bm3d_filter_* and nlmeans_weights ones
+ * is then timed on a larger input: the median of --repeat launches
+ * (default 11), from OpenCL profiling events. --test NAME runs the kernels whose name contains NAME.
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -104,10 +116,11 @@ static const char noise_defines[] =
     "#define NOISE_CLIP_MAX " XSTR(DENOISE_NOISE_CLIP_MAX) "\n"
     "#define NOISE_VST_POINTS " XSTR(DENOISE_NOISE_VST_POINTS) "\n";
 
-/* The shared sources in the order of ff_denoise_opencl_init(), then
- * bm3d_gpu's own. */
+/* The shared sources in the order of ff_denoise_opencl_init(), then the
+ * filters' own: bm3d_gpu's and nlmeans_gpu's. */
 static const char *const source_names[] = {
     "denoise_common.cl", "patch_search.cl", "noise_estimate.cl", "bm3d_gpu.cl",
+    "nlmeans_gpu.cl",
 };
 
 typedef struct Options {
@@ -312,32 +325,31 @@ static int has_int64_atomics(void)
 }
 
 /*
- * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform and the
- * given accumulators, built as build_program() of vf_bm3d_gpu.c and
- * ff_denoise_opencl_init() build it (build_options() included).
+ * A filter's program as ff_denoise_opencl_init() builds it (build_options()
+ * included): the filter's defines, the search and noise constants, the
+ * shared sources, then the filter's own (source_names[own]).
  */
-static cl_program build_program(int int64_atomics)
+static cl_program build_sources(const char *defines, int own)
 {
-    static char *sources[4];
+    static char *sources[5];
     const char *src[8];
-    char defines[256];
     cl_device_fp_config fp = 0;
     const char *options;
     cl_program prog;
     cl_int err;
     int n = 0;
 
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         if (!sources[i])
             sources[i] = read_source(opt.kernels, source_names[i]);
-    snprintf(defines, sizeof(defines),
-             "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
-             "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
+    if (!sources[own])
+        sources[own] = read_source(opt.kernels, source_names[own]);
     src[n++] = defines;
     src[n++] = search_defines;
     src[n++] = noise_defines;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         src[n++] = sources[i];
+    src[n++] = sources[own];
 
     clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
     options = fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
@@ -356,6 +368,35 @@ static cl_program build_program(int int64_atomics)
         die("program build failed: %d", err);
     }
     return prog;
+}
+
+/*
+ * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform and the
+ * given accumulators, as build_program() of vf_bm3d_gpu.c builds it.
+ */
+static cl_program build_program(int int64_atomics)
+{
+    char defines[256];
+
+    snprintf(defines, sizeof(defines),
+             "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
+             "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
+    return build_sources(defines, 3);
+}
+
+/*
+ * nlmeans_gpu's program with NB_NEIGHBORS = NB (its default n) and
+ * SEARCH_CHANNELS 3 (joint colour) or 1, as build_program() of
+ * vf_nlmeans_gpu.c builds it.
+ */
+static cl_program build_nlmeans_program(int search_channels)
+{
+    char defines[128];
+
+    snprintf(defines, sizeof(defines),
+             "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n", NB,
+             search_channels);
+    return build_sources(defines, 4);
 }
 
 static cl_kernel get_kernel(cl_program prog, const char *name)
@@ -1035,7 +1076,7 @@ static void check_search(cl_program prog)
 }
 
 /* ---------------------------------------------------------------------- */
-/* bm3d_filter_ht                                                         */
+/* bm3d_filter_ht, bm3d_filter_wiener                                     */
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -1054,15 +1095,24 @@ static int cmp_float(const void *a, const void *b)
  * group, Kaiser beta 2, as make_transform() and make_kaiser() of
  * vf_bm3d_gpu.c compute them), threshold = hdthr * sigma in float; the
  * fixed-point accumulators must be equal, bit for bit.
+ *
+ * With 'wiener' the same group goes through bm3d_filter_wiener instead,
+ * with a basic estimate (the same ramp with noise of a quarter of sigma,
+ * so that the Wiener gains spread between 0 and 1) as the oracle;
+ * reference: bm3d_wiener_group() with the same noise sigma (0 included:
+ * gains of 1).
  */
-static void ht_case(Check *c, cl_kernel k, const char *variant,
-                    const BM3DTables *t, int w, int h, int group, float sigma)
+static void filter_case(Check *c, cl_kernel k, const char *variant,
+                        const BM3DTables *t, int w, int h, int group,
+                        float sigma, int wiener)
 {
     const size_t plane = (size_t)w * h;
     const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
     float threshold = hdthr * sigma;
     float *noisy = alloc_or_die(plane * sizeof(float));
+    float *basic = alloc_or_die(plane * sizeof(float));
     float stack[BM3D_MAX_GROUP * BM3D_PATCH2];
+    float stack_b[BM3D_MAX_GROUP * BM3D_PATCH2];
     int64_t *num = alloc_or_die(plane * sizeof(int64_t));
     int64_t *den = alloc_or_die(plane * sizeof(int64_t));
     int64_t *got_num = alloc_or_die(plane * sizeof(int64_t));
@@ -1070,20 +1120,25 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
     BM3DNeighbor best[NB];
     uint32_t pos[NB];
     float dist[NB];
-    const float *planes[1] = { noisy };
+    const float *planes[1] = { noisy }, *basics[1] = { basic };
     int64_t *nums[1] = { num }, *dens[1] = { den };
     /* filter_step() for a still image: one frame, aggregated into the
      * reference frame's accumulators */
     int nx = 1, ring = 1, ref_slot = 0, nb_aggregated = 1, acc_ref = 0, acc_ring = 1;
     cl_uint plane_size = plane;
-    cl_mem bnoisy, bpos, bdist, bfwd, binv, bkaiser, bnum, bden;
+    cl_mem bnoisy, bbasic, bpos, bdist, bfwd, binv, bkaiser, bnum, bden;
     int n;
 
     /* a smooth ramp plus noise: some coefficients above the threshold,
      * most below */
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            noisy[y * w + x] = (float)((x * 7 + y * 3) % 256) + rndf(-sigma, sigma);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            float ramp = (float)((x * 7 + y * 3) % 256);
+
+            noisy[y * w + x] = ramp + rndf(-sigma, sigma);
+            basic[y * w + x] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
+        }
+    }
     for (int e = 0; e < NB; e++) {
         int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
 
@@ -1099,6 +1154,7 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
     }
 
     bnoisy  = new_buffer(plane * sizeof(float), noisy);
+    bbasic  = new_buffer(plane * sizeof(float), basic);
     bpos    = new_buffer(sizeof(pos), pos);
     bdist   = new_buffer(sizeof(dist), dist);
     bfwd    = new_buffer(sizeof(t->C), t->C);
@@ -1107,9 +1163,11 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
     bnum    = new_buffer(plane * sizeof(int64_t), num);     /* zeros */
     bden    = new_buffer(plane * sizeof(int64_t), den);
     {
-        /* filter_step(): the noisy planes serve as 'basic', unused here */
+        /* filter_step(): 'threshold' is unused by the Wiener kernel, and
+         * 'basic' by the hard-threshold one (which gets the noisy planes) */
+        cl_mem bb = wiener ? bbasic : bnoisy;
         const Arg args[] = {
-            ARG(bnoisy), ARG(bnoisy), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
+            ARG(bnoisy), ARG(bb), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
             ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bfwd),
             ARG(binv), ARG(bkaiser), ARG(bnum), ARG(bden), ARG(plane_size),
             ARG(ring), ARG(ref_slot), ARG(nb_aggregated), ARG(acc_ref),
@@ -1121,8 +1179,12 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
     read_buffer(bden, plane * sizeof(int64_t), got_den);
 
     n = bm3d_group_size(best, group, tau);
-    bm3d_hard_threshold_group(t, planes, w, best, n, 0, threshold, stack,
-                              nums, dens);
+    if (wiener)
+        bm3d_wiener_group(t, planes, basics, w, best, n, 0, sigma, stack,
+                          stack_b, nums, dens);
+    else
+        bm3d_hard_threshold_group(t, planes, w, best, n, 0, threshold, stack,
+                                  nums, dens);
 
     c->cases++;
     for (size_t i = 0; i < 2 * plane; i++) {
@@ -1139,6 +1201,7 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
         }
     }
     clReleaseMemObject(bnoisy);
+    clReleaseMemObject(bbasic);
     clReleaseMemObject(bpos);
     clReleaseMemObject(bdist);
     clReleaseMemObject(bfwd);
@@ -1147,33 +1210,336 @@ static void ht_case(Check *c, cl_kernel k, const char *variant,
     clReleaseMemObject(bnum);
     clReleaseMemObject(bden);
     free(noisy);
+    free(basic);
     free(num);
     free(den);
     free(got_num);
     free(got_den);
 }
 
-static void check_ht(cl_program *progs, const char *const *variants, int nb_progs)
+/* Both steps use the DCT in bm3d_gpu (create_tables(): step 2 always),
+ * Haar along the group and kaiser=2: the fast preset's tables. */
+static void check_filter(cl_program *progs, const char *const *variants,
+                         int nb_progs, int wiener)
 {
     static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
-    static const float sigmas[] = { 2.0f, 10.0f, 40.0f };
+    static const float ht_sigmas[] = { 2.0f, 10.0f, 40.0f };
+    static const float wiener_sigmas[] = { 0.0f, 2.0f, 10.0f, 40.0f };
+    const char *name = wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht";
+    const float *sigmas = wiener ? wiener_sigmas : ht_sigmas;
+    int nb_sigmas = wiener ? 4 : 3;
     BM3DTables t;
     Check c;
 
-    /* bm3d_gpu's fast preset: DCT, Haar along the group, kaiser=2 */
     bm3d_init_tables(&t, 2.0f, 0, 1);
-    check_begin(&c, "bm3d_filter_ht");
+    check_begin(&c, name);
     for (int p = 0; p < nb_progs; p++) {
-        cl_kernel k = get_kernel(progs[p], "bm3d_filter_ht");
+        cl_kernel k = get_kernel(progs[p], name);
 
         for (int s = 0; s < 3; s++)
             for (int group = 1; group <= NB; group *= 2)
-                for (int si = 0; si < 3; si++)
-                    ht_case(&c, k, variants[p], &t, sizes[s].w, sizes[s].h,
-                            group, sigmas[si]);
+                for (int si = 0; si < nb_sigmas; si++)
+                    filter_case(&c, k, variants[p], &t, sizes[s].w, sizes[s].h,
+                                group, sigmas[si], wiener);
         clReleaseKernel(k);
     }
     check_end(&c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* nlmeans_weights                                                        */
+
+/* The tolerance of the exponential weights, in units in the last place:
+ * exp() of OpenCL is within 3 ulp (and 4 with the CL 1.2 embedded profile),
+ * and the sum of the weights carries the differences into every
+ * normalised weight. The bisquare weights and the flat means must be equal
+ * bit for bit. */
+#define NLM_EXP_ULPS 16
+
+enum { NLM_EXP, NLM_BISQUARE };     /* NLMeansKernel of nlmeans_gpu.cl */
+
+/* Distance in units in the last place of two finite floats of one sign
+ * (the weights: 0 .. 1). */
+static int64_t ulp_diff(float a, float b)
+{
+    int32_t ia, ib;
+
+    memcpy(&ia, &a, sizeof(ia));
+    memcpy(&ib, &b, sizeof(ib));
+    return ia > ib ? (int64_t)ia - ib : (int64_t)ib - ia;
+}
+
+/*
+ * doc/nlmeans_gpu-algorithm.md, "Weights" and "Flat groups", for 'refs'
+ * tables of NB entries (used entries first, +infinity after): the
+ * normalised weights into w_out, the flat means (NaN when the group is not
+ * flat in every channel, or with flat_thr[0] < 0: no flat test) into
+ * means_out[c * refs + r].
+ */
+static void nlmeans_weights_reference(const float *frames, int channels,
+                                      size_t stride, int width, int patch,
+                                      int refs, float bias, float inv_scale,
+                                      int kernel_type, const float *flat_thr,
+                                      const uint32_t *pos, const float *dist,
+                                      float *w_out, float *means_out)
+{
+    const float inv_area = 1.0f / (float)(channels * patch * patch);
+
+    for (int r = 0; r < refs; r++) {
+        const uint32_t *p = pos + (size_t)r * NB;
+        const float *d = dist + (size_t)r * NB;
+        float w[NB], wsum = 0.0f, mu[3];
+        int m = 0, flat;
+
+        for (int k = 0; k < NB; k++) {
+            if (d[k] == INFINITY) {
+                w[k] = 0.0f;
+            } else {
+                float e = d[k] * inv_area - bias;
+
+                if (!(e > 0.0f)) {
+                    w[k] = 1.0f;
+                } else {
+                    float z = e * inv_scale;
+
+                    if (kernel_type == NLM_BISQUARE)
+                        w[k] = z < 1.0f ? (1.0f - z) * (1.0f - z) : 0.0f;
+                    else
+                        w[k] = expf(-z);
+                }
+                m++;
+            }
+            wsum += w[k];
+        }
+        for (int k = 0; k < NB; k++)
+            w_out[(size_t)r * NB + k] = w[k] / wsum;
+
+        flat = flat_thr[0] >= 0.0f;
+        for (int c = 0; c < channels && flat; c++) {
+            const float *v = frames + c * stride;
+            const float nf = (float)(m * patch * patch);
+            float sum = 0.0f, var = 0.0f;
+
+            for (int k = 0; k < m; k++)
+                for (int j = 0; j < patch; j++)
+                    for (int i = 0; i < patch; i++)
+                        sum += v[p[k] + j * width + i];
+            mu[c] = sum / nf;
+            for (int k = 0; k < m; k++) {
+                for (int j = 0; j < patch; j++) {
+                    for (int i = 0; i < patch; i++) {
+                        float dv = v[p[k] + j * width + i] - mu[c];
+                        var += dv * dv;
+                    }
+                }
+            }
+            flat = var / nf <= flat_thr[c];
+        }
+        for (int c = 0; c < channels; c++)
+            means_out[(size_t)c * refs + r] = flat ? mu[c] : NAN;
+    }
+}
+
+typedef struct NLMCase {
+    int channels;
+    int kernel_type;
+    int patch;
+    float sigma, h;         /* h = 0: sigma */
+    float beta;             /* flat threshold in sigma^2, 0: none */
+    int nx, ny;
+} NLMCase;
+
+/*
+ * One case: nx x ny tables over a frame of 'channels' channels made of
+ * four regions stacked, each a level of 100 plus uniform noise of an
+ * amplitude per region and channel (in units of the channel's sigma, or
+ * of 1 where sigma is 0): all low (flat groups), all about the flat
+ * threshold, channel 1 alone high (the test stops at a later channel), all
+ * high. Every table lies in one random region: its reference at distance
+ * 0, then 0 to NB - 1 more entries at sorted random distances that put the
+ * excess over the bias between -1 and 3 times the scale (weights 1, in the
+ * kernel's slope and, for the bisquare, 0), then +infinity (unused). The
+ * arguments are compute_weights()'s of vf_nlmeans_gpu.c.
+ */
+static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
+                         int64_t *max_ulps)
+{
+    static const float amps[4][3] = {
+        { 0.3f, 0.3f, 0.3f }, { 1.75f, 1.75f, 1.75f },
+        { 0.3f, 4.0f, 0.3f }, { 4.0f, 4.0f, 4.0f },
+    };
+    static const float sigma_ratio[3] = { 1.0f, 0.5f, 0.75f };
+    const int patch = nc->patch, channels = nc->channels;
+    const int region = patch + 3, width = patch + 9, height = 4 * region;
+    const size_t plane = (size_t)width * height;
+    const size_t stride = channels > 1 ? plane + 5 : plane;
+    const int refs = nc->nx * nc->ny;
+    float sigma = nc->sigma, sigmas[3];
+    /* compute_weights() and flat_thresholds() */
+    float h = nc->h > 0 ? nc->h : sigma;
+    float bias = 2.0f * sigma * sigma;
+    float scale = nc->kernel_type == NLM_BISQUARE ? 3.0f * h * h : h * h;
+    float inv_scale = scale > 0 ? 1.0f / scale : INFINITY;
+    cl_float4 flat = { .s = { -1.0f, -1.0f, -1.0f, -1.0f } };
+    float *frames = alloc_or_die(channels * stride * sizeof(float));
+    uint32_t *pos = alloc_or_die((size_t)refs * NB * sizeof(uint32_t));
+    float *dist = alloc_or_die((size_t)refs * NB * sizeof(float));
+    float *w_got = alloc_or_die((size_t)refs * NB * sizeof(float));
+    float *w_exp = alloc_or_die((size_t)refs * NB * sizeof(float));
+    float *m_got = alloc_or_die((size_t)channels * refs * sizeof(float));
+    float *m_exp = alloc_or_die((size_t)channels * refs * sizeof(float));
+    cl_uint cstride = stride;
+    int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
+    cl_mem bframes, bpos, bweights, bmeans;
+
+    for (int ch = 0; ch < channels; ch++) {
+        sigmas[ch] = sigma * sigma_ratio[ch];
+        if (nc->beta > 0)
+            flat.s[ch] = nc->beta * sigmas[ch] * sigmas[ch];
+    }
+    for (int ch = 0; ch < channels; ch++) {
+        for (int y = 0; y < height; y++) {
+            /* sigma 0: the first region constant (flat for tau = 0) */
+            float unit = sigmas[ch] > 0 ? sigmas[ch] : y < region ? 0.0f : 1.0f;
+            float a = amps[y / region][ch] * unit;
+
+            for (int x = 0; x < width; x++)
+                frames[ch * stride + (size_t)y * width + x] = 100.0f + rndf(-a, a);
+        }
+    }
+    for (int r = 0; r < refs; r++) {
+        uint32_t *p = pos + (size_t)r * NB;
+        float *d = dist + (size_t)r * NB;
+        int y0 = rnd(4) * region, m = 1 + rnd(NB);
+
+        for (int e = 0; e < NB; e++) {
+            p[e] = (y0 + rnd(region - patch + 1)) * width + rnd(width - patch + 1);
+            if (e == 0)
+                d[e] = 0.0f;
+            else if (e >= m)
+                d[e] = INFINITY;
+            else if (scale > 0)
+                d[e] = (float)(channels * patch * patch) *
+                       (bias + rndf(-1.0f, 3.0f) * scale);
+            else    /* h' = 0: identical patches, or any other */
+                d[e] = rnd(3) ? rndf(0.0f, 50.0f) * channels * patch * patch : 0.0f;
+            if (d[e] < 0.0f)
+                d[e] = 0.0f;
+            if (e >= m)
+                p[e] = p[0];        /* as the search leaves them */
+        }
+        qsort(d + 1, m - 1, sizeof(float), cmp_float);
+    }
+    for (size_t j = 0; j < (size_t)channels * refs; j++)
+        m_exp[j] = -1234.5f;
+    bframes  = new_buffer(channels * stride * sizeof(float), frames);
+    bpos     = new_buffer((size_t)refs * NB * sizeof(uint32_t), pos);
+    bweights = new_buffer((size_t)refs * NB * sizeof(float), dist);
+    bmeans   = new_buffer((size_t)channels * refs * sizeof(float), m_exp);
+    {
+        const Arg args[] = {
+            ARG(bframes), ARG(channels), ARG(cstride), ARG(width), ARG(patch),
+            ARG(nx), ARG(ny), ARG(bias), ARG(inv_scale), ARG(kernel_type),
+            ARG(flat), ARG(bpos), ARG(bweights), ARG(bmeans),
+        };
+        run_kernel(k, args, 14, nx, ny, 0, 0);
+    }
+    read_buffer(bweights, (size_t)refs * NB * sizeof(float), w_got);
+    read_buffer(bmeans, (size_t)channels * refs * sizeof(float), m_got);
+    nlmeans_weights_reference(frames, channels, stride, width, patch, refs,
+                              bias, inv_scale, kernel_type, flat.s, pos, dist,
+                              w_exp, m_exp);
+
+    c->cases++;
+    for (size_t j = 0; j < (size_t)refs * NB; j++) {
+        int64_t ulps = ulp_diff(w_got[j], w_exp[j]);
+        int exact = kernel_type == NLM_BISQUARE || !(w_exp[j] > 0.0f);
+
+        if (!exact && ulps > *max_ulps)
+            *max_ulps = ulps;
+        if (exact ? !!memcmp(&w_got[j], &w_exp[j], sizeof(float)) :
+                    ulps > NLM_EXP_ULPS) {
+            check_fail(c, "%d channel(s), %s, patch %d, sigma %g, h %g, "
+                       "flat %g, %dx%d: reference (%d, %d) entry %d (distance "
+                       "%.9g): weight %.9g, expected %.9g (%s)", channels,
+                       kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
+                       sigma, nc->h, nc->beta, nx, ny, (int)(j / NB % nx),
+                       (int)(j / NB / nx), (int)(j % NB), dist[j], w_got[j],
+                       w_exp[j], exact ? "bit for bit" :
+                       "more than " XSTR(NLM_EXP_ULPS) " ulp apart");
+            goto done;
+        }
+    }
+    for (size_t j = 0; j < (size_t)channels * refs; j++) {
+        if (isnan(m_got[j]) != isnan(m_exp[j]) ||
+            (!isnan(m_exp[j]) && memcmp(&m_got[j], &m_exp[j], sizeof(float)))) {
+            size_t r = j % refs;
+
+            check_fail(c, "%d channel(s), %s, patch %d, sigma %g, h %g, "
+                       "flat %g, %dx%d: reference (%d, %d) channel %d: flat "
+                       "mean %.9g, expected %.9g", channels,
+                       kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
+                       sigma, nc->h, nc->beta, nx, ny, (int)(r % nx),
+                       (int)(r / nx), (int)(j / refs), m_got[j], m_exp[j]);
+            break;
+        }
+    }
+done:
+    clReleaseMemObject(bframes);
+    clReleaseMemObject(bpos);
+    clReleaseMemObject(bweights);
+    clReleaseMemObject(bmeans);
+    free(frames);
+    free(pos);
+    free(dist);
+    free(w_got);
+    free(w_exp);
+    free(m_got);
+    free(m_exp);
+}
+
+/* One channel, and joint colour (three channels; and one channel in the
+ * same program); both kernels; patches of 1 to 8; sigma and h 0 (weights
+ * of 0 and 1 only) or not; with and without the flat test; grids smaller
+ * and larger than a work-group. */
+static void check_nlmeans_weights(void)
+{
+    static const int patches[] = { 1, 3, 5, 8 };
+    static const struct { float sigma, h; } strengths[] = {
+        { 0.0f, 0.0f }, { 0.0f, 5.0f }, { 5.0f, 0.0f }, { 10.0f, 12.0f },
+        { 2.5f, 0.0f },
+    };
+    static const struct { int nx, ny; } grids[] = { { 1, 1 }, { 3, 2 }, { 17, 9 } };
+    /* (SEARCH_CHANNELS, channels) */
+    static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
+    cl_program progs[2] = { build_nlmeans_program(1), build_nlmeans_program(3) };
+    int64_t max_ulps = 0;
+    Check c;
+    int n = 0;
+
+    check_begin(&c, "nlmeans_weights");
+    for (int l = 0; l < 3; l++) {
+        cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_weights");
+
+        for (int kt = 0; kt < 2; kt++)
+            for (int fl = 0; fl < 2; fl++)
+                for (int pi = 0; pi < 4; pi++)
+                    for (int si = 0; si < 5; si++, n++) {
+                        NLMCase nc = {
+                            .channels = layouts[l][1], .kernel_type = kt,
+                            .patch = patches[pi], .sigma = strengths[si].sigma,
+                            .h = strengths[si].h, .beta = fl ? 1.05f : 0.0f,
+                            .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
+                        };
+                        nlmeans_case(&c, k, &nc, &max_ulps);
+                    }
+        clReleaseKernel(k);
+    }
+    snprintf(c.note, sizeof(c.note), "exp weights within " XSTR(NLM_EXP_ULPS)
+             " ulp (at most %" PRId64 " here), the rest bit for bit", max_ulps);
+    check_end(&c);
+    clReleaseProgram(progs[0]);
+    clReleaseProgram(progs[1]);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1317,7 +1683,8 @@ int main(int argc, char **argv)
     variants[nb_progs] = has_int64_atomics() ? "64-bit atomics" : "32-bit pairs";
     progs[nb_progs++]  = build_program(has_int64_atomics());
     if (has_int64_atomics() &&
-        (selected("bm3d_normalise") || selected("bm3d_filter_ht"))) {
+        (selected("bm3d_normalise") || selected("bm3d_filter_ht") ||
+         selected("bm3d_filter_wiener"))) {
         variants[nb_progs] = "32-bit pairs";
         progs[nb_progs++]  = build_program(0);
     }
@@ -1331,7 +1698,11 @@ int main(int argc, char **argv)
     if (selected("patch_search"))
         check_search(progs[0]);
     if (selected("bm3d_filter_ht"))
-        check_ht(progs, variants, nb_progs);
+        check_filter(progs, variants, nb_progs, 0);
+    if (selected("bm3d_filter_wiener"))
+        check_filter(progs, variants, nb_progs, 1);
+    if (selected("nlmeans_weights"))
+        check_nlmeans_weights();
     if (opt.bench)
         bench_all(progs[0]);
 
