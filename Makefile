@@ -308,7 +308,8 @@ $(TESTBIN)/check_kernels_defs.h: libavfilter/denoise_opencl.h
 	grep -E '^#define (DENOISE_SEARCH_|DENOISE_NOISE_)' $< > $@
 
 $(TESTBIN)/check_kernels: $(CHECK_KERNELS_SRC) $(TESTBIN)/check_kernels_defs.h \
-    tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC)
+    tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC) \
+    tests/model/vbm3d_model.c tests/model/vbm3d_model.h
 	$(CC) $(TOOLS_CFLAGS) -I$(TESTBIN) -o $@ $(CHECK_KERNELS_SRC) -lOpenCL -lm
 
 # Each kernel alone on random inputs and edge sizes (checkasm-like; seconds

@@ -15,7 +15,9 @@
  * extracted by the Makefile into check_kernels_defs.h), then
  * denoise_common.cl, patch_search.cl, noise_estimate.cl and bm3d_gpu.cl,
  * read from DIR (default "kernels"), with the same build option;
- * nlmeans_gpu's likewise (NB_NEIGHBORS, SEARCH_CHANNELS 1 or 3 as
+ * vbm3d_gpu's with VBM3D_Q, VBM3D_R1MAX and VBM3D_R2MAX too and
+ * vbm3d_search.cl after bm3d_gpu.cl; nlmeans_gpu's likewise
+ * (NB_NEIGHBORS, SEARCH_CHANNELS 1 or 3 as
  * libavfilter/vf_nlmeans_gpu.c, then nlmeans_gpu.cl). Kernel
  * arguments are set in the order and with the types of the host's
  * argument arrays, and launched over the same rounded-up 2-D ranges.
@@ -49,8 +51,22 @@
  *                        doc/nlmeans_gpu-algorithm.md ("Weights", "Flat
  *                        groups"): bisquare weights and flat means bit for
  *                        bit, exp weights within NLM_EXP_ULPS (16) ulp
- * With --bench each kernel but the bm3d_filter_* and nlmeans_weights ones
- * is then timed on a larger input: the median of --repeat launches
+ *   nlmeans_aggregate    random tables (flat groups among them) over a ring
+ *                        of frames, one channel or joint colour, planes of
+ *                        1x1 and odd sizes (patch and step cut), steps that
+ *                        leave an extra edge row and column of patches,
+ *                        band by band as the filter runs it, against a C
+ *                        reference of doc/nlmeans_gpu-algorithm.md
+ *                        ("Aggregation"): within its (n + K + 10) u Vmax
+ *                        (the order of the float sums is free)
+ *   vbm3d_search         moving random frames in a ring of P + 2F + 1,
+ *                        windows truncated or not, causal or not, q 1, 2, 8,
+ *                        groups of 8 to 32, windows scanned by rows or one
+ *                        candidate at a time, bands, against the video
+ *                        model's match_group(): every position and
+ *                        distance of every group, bit for bit
+ * With --bench each kernel but the bm3d_filter_*, nlmeans_* and
+ * vbm3d_search ones is then timed on a larger input: the median of --repeat launches
  * (default 11), from OpenCL profiling events. --test NAME runs the kernels whose name contains NAME.
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
@@ -88,6 +104,8 @@
 #include "check_kernels_defs.h"     /* DENOISE_SEARCH_*, DENOISE_NOISE_* */
 #include "../model/bm3d_model_internal.h"
 #include "../model/ref_tool.h"
+/* the video model whole, for its search stage (match_group() is static) */
+#include "../model/vbm3d_model.c"
 
 #define STR(x)  #x
 #define XSTR(x) STR(x)
@@ -117,10 +135,13 @@ static const char noise_defines[] =
     "#define NOISE_VST_POINTS " XSTR(DENOISE_NOISE_VST_POINTS) "\n";
 
 /* The shared sources in the order of ff_denoise_opencl_init(), then the
- * filters' own: bm3d_gpu's and nlmeans_gpu's. */
+ * filters' own: bm3d_gpu's (vbm3d_gpu's: and vbm3d_search.cl) and
+ * nlmeans_gpu's. */
+enum { SRC_BM3D = 3, SRC_VBM3D = 4, SRC_NLMEANS = 5 };
+
 static const char *const source_names[] = {
     "denoise_common.cl", "patch_search.cl", "noise_estimate.cl", "bm3d_gpu.cl",
-    "nlmeans_gpu.cl",
+    "vbm3d_search.cl", "nlmeans_gpu.cl",
 };
 
 typedef struct Options {
@@ -327,12 +348,12 @@ static int has_int64_atomics(void)
 /*
  * A filter's program as ff_denoise_opencl_init() builds it (build_options()
  * included): the filter's defines, the search and noise constants, the
- * shared sources, then the filter's own (source_names[own]).
+ * shared sources, then the filter's own (source_names[first .. last]).
  */
-static cl_program build_sources(const char *defines, int own)
+static cl_program build_sources(const char *defines, int first, int last)
 {
-    static char *sources[5];
-    const char *src[8];
+    static char *sources[6];
+    const char *src[9];
     cl_device_fp_config fp = 0;
     const char *options;
     cl_program prog;
@@ -342,14 +363,16 @@ static cl_program build_sources(const char *defines, int own)
     for (int i = 0; i < 3; i++)
         if (!sources[i])
             sources[i] = read_source(opt.kernels, source_names[i]);
-    if (!sources[own])
-        sources[own] = read_source(opt.kernels, source_names[own]);
+    for (int i = first; i <= last; i++)
+        if (!sources[i])
+            sources[i] = read_source(opt.kernels, source_names[i]);
     src[n++] = defines;
     src[n++] = search_defines;
     src[n++] = noise_defines;
     for (int i = 0; i < 3; i++)
         src[n++] = sources[i];
-    src[n++] = sources[own];
+    for (int i = first; i <= last; i++)
+        src[n++] = sources[i];
 
     clGetDeviceInfo(dev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
     options = fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
@@ -381,7 +404,7 @@ static cl_program build_program(int int64_atomics)
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
-    return build_sources(defines, 3);
+    return build_sources(defines, SRC_BM3D, SRC_BM3D);
 }
 
 /*
@@ -396,7 +419,27 @@ static cl_program build_nlmeans_program(int search_channels)
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n", NB,
              search_channels);
-    return build_sources(defines, 4);
+    return build_sources(defines, SRC_NLMEANS, SRC_NLMEANS);
+}
+
+/*
+ * vbm3d_gpu's program as build_program() of vf_bm3d_gpu.c builds it with
+ * video = 1: NB_NEIGHBORS = nb (the larger group), Walsh-Hadamard along
+ * the groups (its default), the device's accumulators, VBM3D_Q = q
+ * (perframe) and the row-scan radii r1max, r2max (window_radius()), then
+ * bm3d_gpu.cl and vbm3d_search.cl.
+ */
+static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
+                                      int int64_atomics)
+{
+    char defines[256];
+
+    snprintf(defines, sizeof(defines),
+             "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
+             "#define BM3D_INT64_ATOMICS %d\n#define VBM3D_Q %d\n"
+             "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n", nb, 0,
+             int64_atomics, q, r1max, r2max);
+    return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
 
 static cl_kernel get_kernel(cl_program prog, const char *name)
@@ -1543,6 +1586,530 @@ static void check_nlmeans_weights(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* nlmeans_aggregate                                                      */
+
+/*
+ * The tolerance of the aggregation, doc/nlmeans_gpu-algorithm.md ("What is
+ * exact and what is not"): the estimates and the aggregation are fixed
+ * only up to the order of their float sums, and two conforming
+ * implementations differ by at most (n + K + 10) u Vmax at a sample
+ * covered by K patches (n the table size, u = 2^-24, Vmax the largest
+ * magnitude of a sample or flat mean). The reference below sums in the
+ * filter's documented gather order, so on a device that rounds as the
+ * contract says the outputs are equal bit for bit; the ok line says how
+ * many were.
+ */
+static float nlmeans_aggregate_tolerance(int covering, float vmax)
+{
+    return (float)((NB + covering + 10) * 0x1p-24 * vmax);
+}
+
+/* T(i) of the aggregation's tent: largest at the patch centre. */
+static int nlmeans_tent(int i, int patch)
+{
+    return i + 1 < patch - i ? i + 1 : patch - i;
+}
+
+/*
+ * doc/nlmeans_gpu-algorithm.md, "Aggregation", for the tables of the whole
+ * grid (r = gy * nx + gx; flat means at means[c * nx * ny + r], NaN when
+ * the group is not flat): every output sample from the reference patches
+ * covering it, found by scanning the whole grid, in order of increasing
+ * gy then gx, each estimate summed over the n entries in order; the
+ * number of covering patches into covering[].
+ */
+static void nlmeans_aggregate_reference(const float *frames, int channels,
+                                        size_t stride, int width, int height,
+                                        int patch, int step, int nx, int ny,
+                                        const uint32_t *pos,
+                                        const float *weights,
+                                        const float *means, float *const *out,
+                                        int *covering)
+{
+    const size_t refs = (size_t)nx * ny;
+
+    for (int y = 0; y < height; y++) {
+        for (int x = 0; x < width; x++) {
+            float num[3] = { 0.0f, 0.0f, 0.0f }, den = 0.0f;
+            int count = 0;
+
+            for (int gy = 0; gy < ny; gy++) {
+                int j = y - (gy * step < height - patch ? gy * step : height - patch);
+
+                if (j < 0 || j >= patch)
+                    continue;
+                for (int gx = 0; gx < nx; gx++) {
+                    int i = x - (gx * step < width - patch ? gx * step : width - patch);
+                    size_t r = (size_t)gy * nx + gx;
+                    int flat = !isnan(means[r]);
+                    float b;
+
+                    if (i < 0 || i >= patch)
+                        continue;
+                    b = (float)(nlmeans_tent(i, patch) * nlmeans_tent(j, patch));
+                    for (int c = 0; c < channels; c++) {
+                        float e = 0.0f;
+
+                        if (flat) {
+                            e = means[c * refs + r];
+                        } else {
+                            for (int k = 0; k < NB; k++)
+                                e += weights[r * NB + k] *
+                                     frames[c * stride + pos[r * NB + k] +
+                                            (size_t)j * width + i];
+                        }
+                        num[c] += b * e;
+                    }
+                    den += b;
+                    count++;
+                }
+            }
+            for (int c = 0; c < channels; c++)
+                out[c][(size_t)y * width + x] = num[c] / den;
+            covering[(size_t)y * width + x] = count;
+        }
+    }
+}
+
+typedef struct AggCase {
+    int channels;
+    int width, height;
+    int patch, step;        /* the options p and step, before the cuts */
+    int band;               /* grid rows per band, 0: the smallest allowed */
+    int ring;
+    int opponent;           /* samples of either sign */
+} AggCase;
+
+/* The rows of the grid whose patches cover sample row y, as
+ * first_covering_row() and last_covering_row() of vf_nlmeans_gpu.c. */
+static int agg_first_row(int y, int patch, int step)
+{
+    return y >= patch ? (y - patch) / step + 1 : 0;
+}
+
+static int agg_last_row(int y, int step, int ny)
+{
+    return y / step + 1 < ny - 1 ? y / step + 1 : ny - 1;
+}
+
+/*
+ * One case: random frames in a ring, random tables for the whole grid
+ * (entry 0 the reference patch, weight 1 before normalisation; 0 to NB - 1
+ * more entries at random positions of any frame of the ring with random
+ * weights, zeros included; the unused entries at weight 0 on the
+ * reference's position, as nlmeans_weights and the search leave them),
+ * normalised in float as nlmeans_weights does; a group in four flat, with
+ * random means. The frame is then aggregated band by band as
+ * filter_component() of vf_nlmeans_gpu.c does it, each band's tables
+ * copied into buffers of its own, and compared with the reference.
+ */
+static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
+                           int64_t *exact, int64_t *samples, double *max_ratio)
+{
+    const int w = ac->width, h = ac->height, channels = ac->channels;
+    /* set_plane_params(): patch and step cut to the plane */
+    int patch = ac->patch < w ? ac->patch : w;
+    int step, nx, ny, band, min_rows = 1;
+    const size_t plane = (size_t)w * h;
+    /* DenoiseChannels.stride: the rings of the channels, one after the other */
+    cl_uint stride;
+    size_t refs;
+    float *frames, *got[3], *exp[3], *weights, *means, vmax = 0.0f;
+    uint32_t *pos;
+    int *covering;
+    cl_mem bframes, bdst[3];
+    float lo = ac->opponent ? -128.0f : 0.0f, hi = ac->opponent ? 128.0f : 255.0f;
+
+    patch = patch < h ? patch : h;
+    step  = ac->step < patch ? ac->step : patch;
+    nx = (w - patch + step - 1) / step + 1;
+    ny = (h - patch + step - 1) / step + 1;
+    refs = (size_t)nx * ny;
+    for (int y = 0; y < h; y++) {
+        int rows = agg_last_row(y, step, ny) - agg_first_row(y, patch, step) + 1;
+        min_rows = rows > min_rows ? rows : min_rows;
+    }
+    min_rows = min_rows < ny ? min_rows : ny;
+    band = ac->band ? (ac->band < ny ? ac->band : ny) : min_rows;
+    band = band > min_rows ? band : min_rows;
+    stride = ac->ring * plane;
+
+    frames   = alloc_or_die(channels * ac->ring * plane * sizeof(float));
+    pos      = alloc_or_die(refs * NB * sizeof(uint32_t));
+    weights  = alloc_or_die(refs * NB * sizeof(float));
+    means    = alloc_or_die(channels * refs * sizeof(float));
+    covering = alloc_or_die(plane * sizeof(int));
+    for (size_t j = 0; j < channels * ac->ring * plane; j++) {
+        frames[j] = rndf(lo, hi);
+        vmax = fabsf(frames[j]) > vmax ? fabsf(frames[j]) : vmax;
+    }
+    for (size_t r = 0; r < refs; r++) {
+        int gx = r % nx, gy = r / nx, m = 1 + rnd(NB);
+        int x0 = gx * step < w - patch ? gx * step : w - patch;
+        int y0 = gy * step < h - patch ? gy * step : h - patch;
+        uint32_t *p = pos + r * NB;
+        float *wt = weights + r * NB, wsum = 0.0f;
+        int flat = rnd(4) == 0;
+
+        for (int e = 0; e < NB; e++) {
+            if (e == 0)
+                p[e] = rnd(ac->ring) * plane + (size_t)y0 * w + x0;
+            else if (e < m)
+                p[e] = rnd(ac->ring) * plane + (size_t)rnd(h - patch + 1) * w +
+                       rnd(w - patch + 1);
+            else
+                p[e] = p[0];
+            wt[e] = e == 0 ? 1.0f : e >= m ? 0.0f : rnd(5) ? rndf(0.0f, 1.0f) :
+                    rnd(2) ? 1.0f : 0.0f;
+            wsum += wt[e];
+        }
+        for (int e = 0; e < NB; e++)
+            wt[e] /= wsum;
+        for (int ch = 0; ch < channels; ch++) {
+            means[ch * refs + r] = flat ? rndf(lo, hi) : NAN;
+            if (flat && fabsf(means[ch * refs + r]) > vmax)
+                vmax = fabsf(means[ch * refs + r]);
+        }
+    }
+    bframes = new_buffer(channels * ac->ring * plane * sizeof(float), frames);
+    for (int ch = 0; ch < 3; ch++) {
+        got[ch] = alloc_or_die(plane * sizeof(float));
+        exp[ch] = alloc_or_die(plane * sizeof(float));
+        for (size_t j = 0; j < plane; j++)
+            got[ch][j] = -1234.5f;          /* every sample must be written */
+        bdst[ch] = ch < channels ? new_buffer(plane * sizeof(float), got[ch]) : bdst[0];
+    }
+
+    /* filter_component(): the bands */
+    for (int y = 0; y < h;) {
+        int gy_first = agg_first_row(y, patch, step);
+        int gy_end = gy_first + band < ny ? gy_first + band : ny;
+        int table_rows = gy_end - gy_first, y_end = y;
+        /* alloc_plane_buffers(): tables of 'band' rows, the last band's
+         * rows first (the rest NaN, position 0) */
+        size_t band_refs = (size_t)nx * table_rows, size = (size_t)nx * band;
+        uint32_t *band_pos = alloc_or_die(size * NB * sizeof(uint32_t));
+        float *band_weights = alloc_or_die(size * NB * sizeof(float));
+        float *band_means = alloc_or_die(channels * size * sizeof(float));
+        cl_mem bpos, bweights, bmeans;
+
+        while (y_end < h && agg_last_row(y_end, step, ny) < gy_end)
+            y_end++;
+        if (y_end == y)
+            die("nlmeans_aggregate: band of %d rows too small", band);
+        for (size_t j = 0; j < size * NB; j++)
+            band_weights[j] = NAN;
+        for (size_t j = 0; j < channels * size; j++)
+            band_means[j] = NAN;
+        memcpy(band_pos, pos + (size_t)gy_first * nx * NB,
+               band_refs * NB * sizeof(uint32_t));
+        memcpy(band_weights, weights + (size_t)gy_first * nx * NB,
+               band_refs * NB * sizeof(float));
+        for (int ch = 0; ch < channels; ch++)
+            memcpy(band_means + ch * band_refs,
+                   means + ch * refs + (size_t)gy_first * nx,
+                   band_refs * sizeof(float));
+        bpos     = new_buffer(size * NB * sizeof(uint32_t), band_pos);
+        bweights = new_buffer(size * NB * sizeof(float), band_weights);
+        bmeans   = new_buffer(channels * size * sizeof(float), band_means);
+        {
+            /* aggregate(): an unused destination gets dst0 */
+            const Arg args[] = {
+                ARG(bframes), ARG(channels), ARG(stride), ARG(bdst[0]),
+                ARG(bdst[1]), ARG(bdst[2]), ARG(w), ARG(h), ARG(patch),
+                ARG(step), ARG(nx), ARG(ny), ARG(gy_first), ARG(table_rows),
+                ARG(y), ARG(y_end), ARG(bpos), ARG(bweights), ARG(bmeans),
+            };
+            run_kernel(k, args, 19, w, y_end - y, 0, 0);
+        }
+        clReleaseMemObject(bpos);
+        clReleaseMemObject(bweights);
+        clReleaseMemObject(bmeans);
+        free(band_pos);
+        free(band_weights);
+        free(band_means);
+        y = y_end;
+    }
+    for (int ch = 0; ch < channels; ch++)
+        read_buffer(bdst[ch], plane * sizeof(float), got[ch]);
+    nlmeans_aggregate_reference(frames, channels, stride, w, h, patch, step,
+                                nx, ny, pos, weights, means, exp, covering);
+
+    c->cases++;
+    for (size_t j = 0; j < plane; j++) {
+        for (int ch = 0; ch < channels; ch++) {
+            float tol = nlmeans_aggregate_tolerance(covering[j], vmax);
+            float diff = fabsf(got[ch][j] - exp[ch][j]);
+
+            (*samples)++;
+            *exact += !memcmp(&got[ch][j], &exp[ch][j], sizeof(float));
+            if (diff / tol > *max_ratio)
+                *max_ratio = diff / tol;
+            if (!(diff <= tol)) {
+                check_fail(c, "%d channel(s), %dx%d, patch %d, step %d, bands "
+                           "of %d of %d grid rows, ring %d: (%d, %d) channel "
+                           "%d: got %.9g, expected %.9g (%d patches; more than "
+                           "%.3g apart)", channels, w, h, patch, step, band,
+                           ny, ac->ring, (int)(j % w), (int)(j / w), ch,
+                           got[ch][j], exp[ch][j], covering[j], tol);
+                goto done;
+            }
+        }
+    }
+done:
+    clReleaseMemObject(bframes);
+    for (int ch = 0; ch < channels; ch++)
+        clReleaseMemObject(bdst[ch]);
+    for (int ch = 0; ch < 3; ch++) {
+        free(got[ch]);
+        free(exp[ch]);
+    }
+    free(frames);
+    free(pos);
+    free(weights);
+    free(means);
+    free(covering);
+}
+
+/* One channel, and joint colour (three channels; and one channel in the
+ * same program); plane sizes from 1x1 up, odd, smaller than the patch
+ * (cut), steps dividing the patch or not (an extra row and column of
+ * patches at the edges), the smallest bands and larger ones, a ring of
+ * one or three frames, samples of one sign or of both (opponent). */
+static void check_nlmeans_aggregate(void)
+{
+    static const struct { int w, h, patch, step; } geometries[] = {
+        { 1, 1, 8, 4 }, { 5, 3, 8, 4 }, { 7, 9, 3, 2 }, { 13, 11, 8, 4 },
+        { 17, 9, 5, 1 }, { 19, 14, 8, 3 }, { 24, 21, 4, 4 }, { 33, 20, 8, 5 },
+    };
+    /* (SEARCH_CHANNELS, channels) */
+    static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
+    cl_program progs[2] = { build_nlmeans_program(1), build_nlmeans_program(3) };
+    int64_t exact = 0, samples = 0;
+    double max_ratio = 0.0;
+    Check c;
+    int n = 0;
+
+    check_begin(&c, "nlmeans_aggregate");
+    for (int l = 0; l < 3; l++) {
+        cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_aggregate");
+
+        for (int g = 0; g < (int)(sizeof(geometries) / sizeof(geometries[0])); g++) {
+            for (int b = 0; b < 2; b++, n++) {
+                AggCase ac = {
+                    .channels = layouts[l][1],
+                    .width = geometries[g].w, .height = geometries[g].h,
+                    .patch = geometries[g].patch, .step = geometries[g].step,
+                    .band = b ? 0 : 1000, .ring = n % 3 ? 1 : 3,
+                    .opponent = n % 5 == 2,
+                };
+                aggregate_case(&c, k, &ac, &exact, &samples, &max_ratio);
+            }
+        }
+        clReleaseKernel(k);
+    }
+    snprintf(c.note, sizeof(c.note), "within (n + K + 10) 2^-24 Vmax (at most "
+             "%.2g of it here); %" PRId64 " of %" PRId64 " samples bit for bit",
+             max_ratio, exact, samples);
+    check_end(&c);
+    clReleaseProgram(progs[0]);
+    clReleaseProgram(progs[1]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* vbm3d_search                                                           */
+
+typedef struct VBM3DCase {
+    int width, height;
+    int step, radius1, radius2;
+    int levels;             /* sample values 0 .. levels - 1, 0: fractional */
+    int past, future;       /* P and F: a ring of P + 2F + 1 frames */
+    int t, last;            /* the reference frame, the stream's last one */
+    int band;               /* search grid rows 1 .. ny - 2 only */
+} VBM3DCase;
+
+/*
+ * One case: a ring of P + 2F + 1 frames, frame f in slot f % ring (as
+ * the filter's queue holds them), each a random texture moved by (2, 1)
+ * samples per frame with a little noise, so that the predictive search
+ * follows the motion; the window of frame t as ff_denoise_opencl_window()
+ * gives it (truncated at the stream's start and end). Reference: the model's
+ * match_group() with q, the radii and groups of nb, on the planes of the
+ * window's frames: every entry of every group, its position in the ring
+ * (slot of its frame * plane + y * width + x; the reference's where the
+ * distance is +infinity, as search_init() leaves it) and its distance, bit
+ * for bit.
+ */
+static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc)
+{
+    const int w = vc->width, h = vc->height, margin = 2 * (vc->past + vc->future) + 2;
+    const int bw = w + 2 * margin, bh = h + 2 * margin;
+    const size_t plane = (size_t)w * h;
+    int ring = vc->past + 2 * vc->future + 1, step = vc->step;
+    int lo = vc->t - vc->past > 0 ? vc->t - vc->past : 0;
+    int hi = vc->t + vc->future < vc->last ? vc->t + vc->future : vc->last;
+    /* ff_denoise_opencl_window() and search_step() */
+    int ref_slot = vc->t % ring, nb_past = vc->t - lo, nb_future = hi - vc->t;
+    int nx = bm3d_grid_count(w, step), ny = bm3d_grid_count(h, step);
+    int gy_first = vc->band && ny > 2 ? 1 : 0;
+    int gy_end   = vc->band && ny > 2 ? ny - 1 : ny;
+    size_t refs = (size_t)(gy_end - gy_first) * nx;
+    float *base = alloc_or_die((size_t)bw * bh * sizeof(float));
+    float *frames = alloc_or_die(ring * plane * sizeof(float));
+    const float **planes = alloc_or_die((vc->last + 1) * sizeof(*planes));
+    uint32_t *pos_got = alloc_or_die(refs * nb * sizeof(uint32_t));
+    uint32_t *pos_exp = alloc_or_die(refs * nb * sizeof(uint32_t));
+    float *dist_got = alloc_or_die(refs * nb * sizeof(float));
+    float *dist_exp = alloc_or_die(refs * nb * sizeof(float));
+    VBM3DModelStep st = { step, 2 * vc->radius1 + 1, 2 * vc->radius2 + 1, nb,
+                          2500.0f };
+    Search s = { NULL, w, h, q, NULL };
+    cl_mem bframes, bpos, bdist;
+
+    for (size_t j = 0; j < (size_t)bw * bh; j++)
+        base[j] = vc->levels ? (float)rnd(vc->levels) :
+                  ref_to_8bit_scale(rnd(1024) << 6, 65535);
+    /* every slot of the ring: the window's frames, and older ones */
+    for (int i = 0; i < ring; i++) {
+        int f = lo + i, dx = 2 * (f - lo), dy = f - lo;
+
+        for (int y = 0; y < h; y++) {
+            for (int x = 0; x < w; x++) {
+                float v = base[(size_t)(y + dy) * bw + x + dx];
+
+                if (rnd(4) == 0)
+                    v += vc->levels ? (float)rnd(2) : rndf(-1.0f, 1.0f);
+                frames[(f % ring) * plane + (size_t)y * w + x] = v;
+            }
+        }
+        if (f <= vc->last)
+            planes[f] = frames + (f % ring) * plane;
+    }
+    bframes = new_buffer(ring * plane * sizeof(float), frames);
+    bpos    = new_buffer(refs * nb * sizeof(uint32_t), NULL);
+    bdist   = new_buffer(refs * nb * sizeof(float), NULL);
+    {
+        /* search_step() with video = 1 */
+        const Arg args[] = {
+            ARG(bframes), ARG(w), ARG(h), ARG(ring), ARG(ref_slot),
+            ARG(nb_past), ARG(nb_future), ARG(step), ARG(nx), ARG(gy_end),
+            ARG(gy_first), ARG(vc->radius1), ARG(vc->radius2), ARG(bpos),
+            ARG(bdist),
+        };
+        run_kernel(k, args, 15, nx, gy_end - gy_first, 0, 0);
+    }
+    read_buffer(bpos, refs * nb * sizeof(uint32_t), pos_got);
+    read_buffer(bdist, refs * nb * sizeof(float), dist_got);
+
+    s.planes = planes;
+    s.tables = alloc_or_die((size_t)(hi - lo + 1) * q * sizeof(*s.tables));
+    for (int gy = gy_first; gy < gy_end; gy++) {
+        for (int gx = 0; gx < nx; gx++) {
+            int x0 = bm3d_grid_pos(gx, step, w), y0 = bm3d_grid_pos(gy, step, h);
+            size_t r = (size_t)(gy - gy_first) * nx + gx;
+            uint32_t ref_pos = ref_slot * plane + (size_t)y0 * w + x0;
+            BM3DNeighbor best[BM3D_MAX_GROUP];
+
+            match_group(&s, vc->t, lo, hi, x0, y0, &st, best);
+            for (int e = 0; e < nb; e++) {
+                pos_exp[r * nb + e]  = best[e].dist == INFINITY ? ref_pos :
+                                       (best[e].frame % ring) * plane + best[e].pos;
+                dist_exp[r * nb + e] = best[e].dist;
+            }
+        }
+    }
+
+    c->cases++;
+    for (size_t j = 0; j < refs * nb; j++) {
+        if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
+            size_t r = j / nb;
+
+            check_fail(c, "groups of %d, q %d, %dx%d, step %d, radii %d %d, %s, frames %d..%d "
+                       "of %d, t %d (ring %d), grid rows %d..%d: reference (%d, "
+                       "%d) entry %d: got position %u distance %.9g, expected "
+                       "position %u distance %.9g", nb, q, w, h, step, vc->radius1,
+                       vc->radius2, vc->levels ? "integer samples" :
+                       "fractional samples", lo, hi, vc->last + 1, vc->t, ring,
+                       gy_first, gy_end - 1, (int)(r % nx),
+                       (int)(r / nx) + gy_first, (int)(j % nb), pos_got[j],
+                       dist_got[j], pos_exp[j], dist_exp[j]);
+            break;
+        }
+    }
+    clReleaseMemObject(bframes);
+    clReleaseMemObject(bpos);
+    clReleaseMemObject(bdist);
+    free(s.tables);
+    free(base);
+    free(frames);
+    free(planes);
+    free(pos_got);
+    free(pos_exp);
+    free(dist_got);
+    free(dist_exp);
+}
+
+/*
+ * vbm3d_gpu's program with its defaults (groups of 8, q = 2, windows of 7
+ * and 5: rows of candidates up to radii 3 and 2), with larger windows
+ * (radii above VBM3D_RMAX: one candidate at a time), groups of 16 and
+ * q = 1, and with q = 8, groups of 32 and windows smaller than the
+ * row-scan radii; each with the radii of both its steps (those of the
+ * other step smaller), on windows of frames truncated or not, causal or
+ * not, wrapping around the ring.
+ */
+static void check_vbm3d_search(void)
+{
+    static const struct {
+        int nb, q, r1max, r2max;
+        int radii[2][2];
+    } programs[] = {
+        {  8, 2, 3, 2, { { 3, 2 }, { 2, 1 } } },
+        { 16, 1, 0, 0, { { 5, 4 }, { 2, 1 } } },
+        { 32, 8, 1, 3, { { 1, 3 }, { 0, 0 } } },
+    };
+    static const struct { int w, h; } sizes[] = {
+        { 8, 8 }, { 9, 8 }, { 13, 11 }, { 24, 17 }, { 40, 24 },
+    };
+    /* (P, F, t, last) */
+    static const int windows[5][4] = {
+        { 0, 0, 0, 0 }, { 4, 4, 6, 20 }, { 4, 4, 1, 3 }, { 2, 1, 5, 5 },
+        { 3, 0, 7, 7 },
+    };
+    static const int steps[]  = { 3, 4, 6 };
+    static const int levels[] = { 2, 6, 0 };
+    Check c;
+    int n = 0;
+
+    check_begin(&c, "vbm3d_search");
+    for (int p = 0; p < 3; p++) {
+        cl_program prog = build_vbm3d_program(programs[p].nb, programs[p].q,
+                                              programs[p].r1max, programs[p].r2max,
+                                              has_int64_atomics());
+        cl_kernel k = get_kernel(prog, "vbm3d_search");
+
+        for (int s = 0; s < 5; s++) {
+            for (int ri = 0; ri < 2; ri++) {
+                for (int wi = 0; wi < 2; wi++, n++) {
+                    const int *win = windows[(n + wi) % 5];
+                    VBM3DCase vc = {
+                        .width = sizes[s].w, .height = sizes[s].h,
+                        .step = steps[n % 3], .radius1 = programs[p].radii[ri][0],
+                        .radius2 = programs[p].radii[ri][1], .levels = levels[n % 3],
+                        .past = win[0], .future = win[1], .t = win[2],
+                        .last = win[3], .band = n % 5 == 1,
+                    };
+                    vbm3d_case(&c, k, programs[p].nb, programs[p].q, &vc);
+                }
+            }
+        }
+        clReleaseKernel(k);
+        clReleaseProgram(prog);
+    }
+    check_end(&c);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Benchmarks                                                             */
 
 static void bench_all(cl_program prog)
@@ -1703,6 +2270,10 @@ int main(int argc, char **argv)
         check_filter(progs, variants, nb_progs, 1);
     if (selected("nlmeans_weights"))
         check_nlmeans_weights();
+    if (selected("nlmeans_aggregate"))
+        check_nlmeans_aggregate();
+    if (selected("vbm3d_search"))
+        check_vbm3d_search();
     if (opt.bench)
         bench_all(progs[0]);
 
