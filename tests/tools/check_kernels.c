@@ -65,9 +65,19 @@
  *                        candidate at a time, bands, against the video
  *                        model's match_group(): every position and
  *                        distance of every group, bit for bit
- * With --bench each kernel but the bm3d_filter_*, nlmeans_* and
- * vbm3d_search ones is then timed on a larger input: the median of --repeat launches
- * (default 11), from OpenCL profiling events. --test NAME runs the kernels whose name contains NAME.
+ *   patch_search_tiled,  the work-group searches, each on the searches that
+ *   patch_search_rows,   tiled_kernel() of denoise_opencl.c gives it
+ *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
+ *                        rows: steps prime to the patch; tiled: the other
+ *                        steps on fractional samples), sizes of one to
+ *                        three work-groups a side, against the model as
+ *                        patch_search: the regular grid's tables bit for
+ *                        bit, the rest left as it was
+ * With --bench each kernel but the bm3d_filter_*, nlmeans_*, vbm3d_search
+ * and work-group search ones is then timed on a larger input: the median
+ * of --repeat launches (default 11), from OpenCL profiling events. --test
+ * NAME runs the kernels whose name contains NAME (patch_search: all four
+ * searches).
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -926,10 +936,20 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* ---------------------------------------------------------------------- */
 /* patch_search                                                           */
 
+/* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
+enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES };
+
+static const char *const search_kernels[] = {
+    "patch_search", "patch_search_tiled", "patch_search_rows",
+    "patch_search_squares",
+};
+
 typedef struct SearchCase {
+    int kernel;             /* SEARCH_* */
     int width, height;
     int step, radius;
-    int levels;             /* sample values 0 .. levels - 1, 0: fractional */
+    int levels;             /* sample values 0 .. levels - 1, 0: fractional,
+                               -L: L fractional values (16-bit levels) */
     int ring, first_slot, nb_frames, ref_slot;
     int ref_first;
     int band;               /* search grid rows 1 .. ny - 2 only */
@@ -942,11 +962,14 @@ typedef struct SearchCase {
  * reference's position (the first at 0 with ref_first); the candidates
  * inside the plane within 'radius' of the reference, frame by frame of the
  * window, row by row, the reference itself excepted with ref_first, are
- * kept by bm3d_keep_best() with bm3d_patch_distance()'s distance.
+ * kept by bm3d_keep_best() with bm3d_patch_distance()'s distance; for the
+ * reference patches with gx < only_nx and gy < only_ny, but those with
+ * gx < skip_nx and gy < skip_ny.
  */
 static void search_reference(const SearchCase *sc, const float *frames,
                              int nx, int gy_first, int gy_end, int skip_nx,
-                             int skip_ny, uint32_t *pos, float *dist)
+                             int skip_ny, int only_nx, int only_ny,
+                             uint32_t *pos, float *dist)
 {
     const int w = sc->width, h = sc->height;
     const size_t plane = (size_t)w * h;
@@ -964,7 +987,7 @@ static void search_reference(const SearchCase *sc, const float *frames,
             size_t r = (size_t)(gy - gy_first) * nx + gx;
             BM3DNeighbor best[NB];
 
-            if (gx < skip_nx && gy < skip_ny)
+            if ((gx < skip_nx && gy < skip_ny) || gx >= only_nx || gy >= only_ny)
                 continue;
             for (int k = 0; k < NB; k++) {
                 best[k].dist  = INFINITY;
@@ -998,6 +1021,56 @@ static void search_reference(const SearchCase *sc, const float *frames,
     }
 }
 
+/*
+ * The local memory of a work-group search kernel, as
+ * ff_denoise_opencl_search_init() and run_search_kernel() size it: the
+ * reference tile, then the block sums (patch_search_tiled and _squares) or
+ * the row sums (patch_search_rows).
+ */
+static void search_local_sizes(int kernel, int patch, int step, int block,
+                               size_t *local0, size_t *local1)
+{
+    size_t region = (DENOISE_SEARCH_TILE - 1) * step + patch;
+
+    *local0 = region * region * sizeof(float);
+    *local1 = kernel == SEARCH_ROWS ?
+              DENOISE_SEARCH_ROWS_UNROLL * region * DENOISE_SEARCH_TILE * sizeof(float) :
+              DENOISE_SEARCH_UNROLL * (region / block) * region * sizeof(float);
+}
+
+/*
+ * Whether the work-group kernel fits the device for this step, as
+ * tiled_fit, rows_fit and squares_fit of ff_denoise_opencl_search_init()
+ * (the local memory, with 1024 bytes to spare; work-groups of TILE^2).
+ */
+static int search_kernel_fits(cl_kernel k, int kernel, int step)
+{
+    const size_t tile2 = DENOISE_SEARCH_TILE * DENOISE_SEARCH_TILE;
+    cl_ulong local_mem = 0;
+    size_t max_wg = 0, l0, l1, lt0, lt1;
+    int block = gcd(BM3D_PATCH, step);
+
+    clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL);
+    clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(max_wg),
+                             &max_wg, NULL);
+    search_local_sizes(kernel, BM3D_PATCH, step, block, &l0, &l1);
+    search_local_sizes(SEARCH_TILED, BM3D_PATCH, step, block, &lt0, &lt1);
+    if (max_wg < tile2)
+        return 0;
+    /* patch_search_squares uses patch_search_tiled's buffers */
+    if (kernel == SEARCH_SQUARES)
+        l1 = lt1;
+    return l0 + l1 + 1024 <= local_mem;
+}
+
+/*
+ * One case of one search kernel. The per-patch kernel covers the whole
+ * band (but the skipped patches); a work-group kernel (run_search_kernel()
+ * with kernel >= 0) the regular grid only, gx < regular_nx and
+ * gy < regular_ny, in work-groups of TILE x TILE, and is not run when the
+ * band starts below it. The entries of the patches a kernel leaves must
+ * stay as they were.
+ */
 static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
 {
     const int w = sc->width, h = sc->height, patch = BM3D_PATCH;
@@ -1005,10 +1078,14 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     /* ff_denoise_opencl_search_init() */
     int step = sc->step, radius = sc->radius, block = gcd(patch, step);
     int nx = bm3d_grid_count(w, step), ny = bm3d_grid_count(h, step);
+    int regular_nx = (w - patch) / step + 1, regular_ny = (h - patch) / step + 1;
     int gy_first = sc->band && ny > 2 ? 1 : 0;
     int gy_end   = sc->band && ny > 2 ? ny - 1 : ny;
     int skip_nx  = sc->skip ? (nx + 1) / 2 : 0;
     int skip_ny  = sc->skip ? (ny + 1) / 2 : 0;
+    int tiled    = sc->kernel != SEARCH_PATCH;
+    int only_nx  = tiled ? regular_nx : nx;
+    int only_ny  = tiled ? (regular_ny < gy_end ? regular_ny : gy_end) : gy_end;
     size_t refs = (size_t)(gy_end - gy_first) * nx;
     float *frames = alloc_or_die(sc->ring * plane * sizeof(float));
     uint32_t *pos_got = alloc_or_die(refs * NB * sizeof(uint32_t));
@@ -1019,10 +1096,12 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     int channels = 1;
     cl_uint stride = 0;
     cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
+    size_t local0, local1;
     cl_mem bframes, bpos, bdist;
 
     for (size_t j = 0; j < sc->ring * plane; j++)
-        frames[j] = sc->levels ? (float)rnd(sc->levels) :
+        frames[j] = sc->levels > 0 ? (float)rnd(sc->levels) :
+                    sc->levels < 0 ? ref_to_8bit_scale(rnd(-sc->levels) * 4111, 65535) :
                     ref_to_8bit_scale(rnd(1024) << 6, 65535);
     /* entries the kernel must not write (skipped patches) */
     for (size_t j = 0; j < refs * NB; j++) {
@@ -1032,21 +1111,33 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     bframes = new_buffer(sc->ring * plane * sizeof(float), frames);
     bpos    = new_buffer(refs * NB * sizeof(uint32_t), pos_exp);
     bdist   = new_buffer(refs * NB * sizeof(float), dist_exp);
+    search_local_sizes(sc->kernel, patch, step, block, &local0, &local1);
+    if (sc->kernel == SEARCH_SQUARES)
+        search_local_sizes(SEARCH_TILED, patch, step, block, &local0, &local1);
     {
-        /* run_search_kernel() with the per-patch kernel */
+        /* run_search_kernel(): the per-patch kernel with skip_nx, skip_ny,
+         * a work-group kernel with regular_nx, regular_ny and its local
+         * buffers */
+        int limit_nx = tiled ? regular_nx : skip_nx;
+        int limit_ny = tiled ? regular_ny : skip_ny;
         const Arg args[] = {
             ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
             ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
             ARG(sc->ref_slot), ARG(patch), ARG(step), ARG(block), ARG(radius),
-            ARG(nx), ARG(gy_end), ARG(skip_nx), ARG(skip_ny), ARG(gy_first),
+            ARG(nx), ARG(gy_end), ARG(limit_nx), ARG(limit_ny), ARG(gy_first),
             ARG(sc->ref_first), ARG(bpos), ARG(bdist),
+            { local0, NULL }, { local1, NULL },
         };
-        run_kernel(k, args, 22, nx, gy_end - gy_first, 0, 0);
+        if (!tiled)
+            run_kernel(k, args, 22, nx, gy_end - gy_first, 0, 0);
+        else if (gy_first < regular_ny)
+            run_kernel(k, args, 24, regular_nx, only_ny - gy_first,
+                       DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE);
     }
     read_buffer(bpos, refs * NB * sizeof(uint32_t), pos_got);
     read_buffer(bdist, refs * NB * sizeof(float), dist_got);
     search_reference(sc, frames, nx, gy_first, gy_end, skip_nx, skip_ny,
-                     pos_exp, dist_exp);
+                     only_nx, only_ny, pos_exp, dist_exp);
 
     c->cases++;
     for (size_t j = 0; j < refs * NB; j++) {
@@ -1054,12 +1145,13 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
             size_t r = j / NB;
 
             check_fail(c, "%dx%d, step %d, radius %d, %s, %d frame(s), ref_first %d, "
-                       "grid rows %d..%d, skip %dx%d: reference (%d, %d) entry %d: "
+                       "grid rows %d..%d, %s %dx%d: reference (%d, %d) entry %d: "
                        "got position %u distance %.9g, expected position %u "
                        "distance %.9g", w, h, step, radius,
-                       sc->levels ? "integer samples" : "fractional samples",
+                       sc->levels > 0 ? "integer samples" : "fractional samples",
                        sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
-                       skip_nx, skip_ny, (int)(r % nx),
+                       tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
+                       tiled ? regular_ny : skip_ny, (int)(r % nx),
                        (int)(r / nx) + gy_first, (int)(j % NB), pos_got[j],
                        dist_got[j], pos_exp[j], dist_exp[j]);
             break;
@@ -1075,28 +1167,55 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     free(dist_exp);
 }
 
-static void check_search(cl_program prog)
+/*
+ * The per-patch kernel on every step and sample kind; each work-group
+ * kernel on the searches that tiled_kernel() of denoise_opencl.c gives it
+ * (one channel of weight 1, patches of 8: bm3d_gpu's, and nlmeans_gpu's
+ * p=8): patch_search_squares for integer samples (8-bit frames) on steps
+ * of square blocks of 2 to 8 samples (bm3d_gpu `fast`, nlmeans_gpu's
+ * default); patch_search_rows for steps prime to the patch (blocks of one
+ * sample: bm3d_gpu `ref`'s step 3, nlmeans_gpu's step 1), on any samples;
+ * patch_search_tiled for the other steps on fractional samples (16-bit
+ * frames, 16-bit levels for ties), and with ref_first 1 (bm3d_gpu) and 0
+ * (nlmeans_gpu), windows of frames, bands. Sizes from one work-group to
+ * two in each direction.
+ */
+static void check_search(cl_program prog, int kernel)
 {
     static const struct { int w, h; } sizes[] = {
         { 8, 8 }, { 9, 8 }, { 13, 11 }, { 24, 17 }, { 40, 24 },
     };
-    static const int steps[]  = { 1, 3, 4, 8 };
+    static const struct { int w, h; } tiled_sizes[] = {
+        { 8, 8 }, { 13, 11 }, { 24, 27 }, { 45, 40 }, { 76, 30 },
+    };
+    static const int all_steps[] = { 1, 3, 4, 8 };
+    static const int block_steps[] = { 2, 4, 8 };   /* blocks of 2 .. 8 */
+    static const int prime_steps[] = { 1, 3, 5 };   /* blocks of 1 */
     static const int radii[]  = { 2, 5, 10 };
-    static const int levels[] = { 2, 6, 0 };
-    cl_kernel k = get_kernel(prog, "patch_search");
+    static const int all_levels[]     = { 2, 6, 0 };
+    static const int integer_levels[] = { 2, 6, 256 };
+    static const int frac_levels[]    = { -3, 0, 0 };
+    const int *steps  = kernel == SEARCH_PATCH ? all_steps :
+                        kernel == SEARCH_ROWS ? prime_steps : block_steps;
+    const int *levels = kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ? all_levels :
+                        kernel == SEARCH_SQUARES ? integer_levels : frac_levels;
+    int nb_steps = kernel == SEARCH_PATCH ? 4 : 3;
+    cl_kernel k = get_kernel(prog, search_kernels[kernel]);
     Check c;
     int n = 0;
 
-    check_begin(&c, "patch_search");
+    check_begin(&c, search_kernels[kernel]);
     for (int s = 0; s < 5; s++) {
-        for (int st = 0; st < 4; st++) {
+        for (int st = 0; st < nb_steps; st++) {
             for (int ri = 0; ri < 3; ri++) {
                 /* every combination of the other parameters, in turn */
                 SearchCase sc = {
-                    .width = sizes[s].w, .height = sizes[s].h,
+                    .kernel = kernel,
+                    .width  = kernel ? tiled_sizes[s].w : sizes[s].w,
+                    .height = kernel ? tiled_sizes[s].h : sizes[s].h,
                     .step = steps[st], .radius = radii[ri],
                     .levels = levels[n % 3], .ref_first = (n / 3) % 2,
-                    .band = n % 5 == 1, .skip = n % 7 == 3,
+                    .band = n % 5 == 1, .skip = !kernel && n % 7 == 3,
                 };
                 /* one frame, or a window of two in a ring of three that
                  * wraps around, the reference the first or the second */
@@ -1109,8 +1228,13 @@ static void check_search(cl_program prog)
                     sc.nb_frames = 2;
                     sc.ref_slot = n % 4 == 2 ? 2 : 0;
                 }
-                search_case(&c, k, &sc);
                 n++;
+                if (kernel && !search_kernel_fits(k, kernel, sc.step)) {
+                    snprintf(c.note, sizeof(c.note), "steps whose local "
+                             "memory does not fit this device: skipped");
+                    continue;
+                }
+                search_case(&c, k, &sc);
             }
         }
     }
@@ -2263,7 +2387,7 @@ int main(int argc, char **argv)
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
-        check_search(progs[0]);
+        check_search(progs[0], SEARCH_PATCH);
     if (selected("bm3d_filter_ht"))
         check_filter(progs, variants, nb_progs, 0);
     if (selected("bm3d_filter_wiener"))
@@ -2274,6 +2398,10 @@ int main(int argc, char **argv)
         check_nlmeans_aggregate();
     if (selected("vbm3d_search"))
         check_vbm3d_search();
+    /* after the others, whose inputs for a seed they leave as they were */
+    for (int i = SEARCH_TILED; i <= SEARCH_SQUARES; i++)
+        if (selected(search_kernels[i]))
+            check_search(progs[0], i);
     if (opt.bench)
         bench_all(progs[0]);
 
