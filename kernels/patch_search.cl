@@ -25,6 +25,7 @@
  *   SEARCH_TILE    side of the square work-group of patch_search_tiled
  *   SEARCH_UNROLL  offsets of the search window per pass of that kernel
  *   SEARCH_ROWS_UNROLL  the same for patch_search_rows
+ *   SEARCH_EDGE_LANES   work-items per patch of patch_search_edge
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left
  * sample. Reference patches lie on a grid of step 'step' whose last row and
@@ -269,6 +270,142 @@ __kernel void patch_search(__global const float *frames,
         }
     }
     search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
+}
+
+/*
+ * The reference patches that the work-group kernels leave, those of the
+ * grid's last column and row where they are moved to the frame's edge
+ * (gx >= regular_nx or gy >= regular_ny): a few hundred patches, too few
+ * to fill a GPU with one work-item each, so EDGE_LANES work-items share
+ * each one. Lane l scans the candidates l, l + EDGE_LANES, .. of the scan
+ * order into a table of its own, exactly as patch_search scans them all;
+ * then each entry's place among the lanes' entries, ordered by distance
+ * and then scan index, is its rank: its place in the one table of
+ * patch_search (which keeps, sorted, the NB least candidates in that
+ * order), so that the output is the same bits.
+ *
+ * Work-groups of EDGE_LANES x 1; group e is the edge patch e: the last
+ * column's, gy from gy_first, if regular_nx < nx (edge_column of them),
+ * then the last row's, gx from 0, if that row is in the band.
+ */
+#define EDGE_LANES SEARCH_EDGE_LANES
+
+/* Whether (d1, k1) comes before (d2, k2): by distance, then scan index. */
+static int edge_before(float d1, uint k1, float d2, uint k2)
+{
+    return d1 < d2 || (d1 == d2 && k1 < k2);
+}
+
+/* How many entries of a lane's sorted table come before (d, k). */
+static int edge_count_before(__local const float *dist, __local const uint *key,
+                             float d, uint k)
+{
+    int lo = 0, hi = NB;
+
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (edge_before(dist[mid], key[mid], d, k))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+__kernel __attribute__((reqd_work_group_size(EDGE_LANES, 1, 1)))
+void patch_search_edge(__global const float *frames,
+                       int channels,
+                       uint channel_stride,
+                       float4 channel_weights,
+                       int width,
+                       int height,
+                       int first_slot,
+                       int nb_frames,
+                       int ring,
+                       int ref_slot,
+                       int patch,
+                       int step,
+                       int block,
+                       int radius,
+                       int nx,
+                       int ny,
+                       int edge_column,
+                       int edge_row,
+                       int gy_first,
+                       int ref_first,
+                       __global uint *positions,
+                       __global float *distances)
+{
+    __local float lane_dist[EDGE_LANES * NB];
+    __local uint  lane_key[EDGE_LANES * NB];
+    int lane = get_local_id(0);
+    int e    = get_group_id(1);
+    int gx   = e < edge_column ? nx - 1 : e - edge_column;
+    int gy   = e < edge_column ? gy_first + e : edge_row;
+    uint plane_size = (uint)width * height;
+    int x0 = search_grid_pos(gx, step, width, patch);
+    int y0 = search_grid_pos(gy, step, height, patch);
+    uint ref_pos = ref_slot * plane_size + y0 * width + x0;
+    int xs = max(0, x0 - radius), xe = min(width - patch, x0 + radius);
+    int ys = max(0, y0 - radius), ye = min(height - patch, y0 + radius);
+    uint sw = xe - xs + 1, frame_size = sw * (ye - ys + 1);
+    uint total = frame_size * nb_frames;
+    int r = (gy - gy_first) * nx + gx;
+    float dist[NB];
+    uint key[NB];
+
+    /* scan indices from total on mark unused entries, unique per lane */
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        dist[k] = INFINITY;
+        key[k]  = total + lane * NB + k;
+    }
+    for (uint k = lane; k < total; k += EDGE_LANES) {
+        uint rem = k % frame_size;
+        int t    = (first_slot + (int)(k / frame_size)) % ring;
+        uint cpos = t * plane_size + (ys + rem / sw) * width + xs + rem % sw;
+        float d;
+
+        if (ref_first && cpos == ref_pos)
+            continue;
+        d = search_distance(frames + ref_pos, frames + cpos, width, patch,
+                            block, channels, channel_stride, channel_weights,
+                            dist[NB - 1]);
+        if (d < dist[NB - 1])
+            search_insert(dist, key, d, k);
+    }
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        lane_dist[lane * NB + k] = dist[k];
+        lane_key[lane * NB + k]  = key[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* each entry's rank among all; with ref_first, entry 0 is the reference */
+    for (int k = 0; k < NB; k++) {
+        float d  = lane_dist[lane * NB + k];
+        uint sk  = lane_key[lane * NB + k];
+        int rank = k + ref_first;
+        uint cpos = ref_pos;
+
+        for (int l = 0; l < EDGE_LANES && rank < NB; l++)
+            if (l != lane)
+                rank += edge_count_before(lane_dist + l * NB, lane_key + l * NB,
+                                          d, sk);
+        if (rank >= NB)
+            break;      /* so are the lane's later entries */
+        if (sk < total) {
+            uint rem = sk % frame_size;
+            int t    = (first_slot + (int)(sk / frame_size)) % ring;
+            cpos = t * plane_size + (ys + rem / sw) * width + xs + rem % sw;
+        }
+        positions[r * NB + rank] = cpos;
+        distances[r * NB + rank] = d;
+    }
+    if (ref_first && lane == 0) {
+        positions[r * NB] = ref_pos;
+        distances[r * NB] = 0.0f;
+    }
 }
 
 /*

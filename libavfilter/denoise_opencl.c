@@ -409,6 +409,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
+    [DENOISE_KERNEL_SEARCH_EDGE]       = "patch_search_edge",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
 };
@@ -438,7 +439,8 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     static const char search_defines[] =
         "#define SEARCH_TILE "   AV_STRINGIFY(DENOISE_SEARCH_TILE)   "\n"
         "#define SEARCH_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_UNROLL) "\n"
-        "#define SEARCH_ROWS_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_ROWS_UNROLL) "\n";
+        "#define SEARCH_ROWS_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_ROWS_UNROLL) "\n"
+        "#define SEARCH_EDGE_LANES " AV_STRINGIFY(DENOISE_SEARCH_EDGE_LANES) "\n";
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     cl_int cle;
@@ -1034,8 +1036,50 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 }
 
 /*
+ * The reference patches of the band from gy_first to gy_end that the
+ * work-group kernels leave, the grid's last column and row where they are
+ * moved to the frame's edge, with patch_search_edge: several work-items
+ * per patch. The per-patch kernel gives the same bits with one work-item
+ * each, too few to fill a GPU: on an H100, 5.5 ms per search of bm3d_gpu
+ * `ref` at 1080p, whatever the frame's size.
+ */
+static int run_edge_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                           const DenoiseSearch *ds, cl_mem frames,
+                           const DenoiseChannels *ch,
+                           const DenoiseWindow *win, int ref_first,
+                           int gy_first, int gy_end, cl_mem positions,
+                           cl_mem distances, int stage)
+{
+    cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
+    cl_uint stride = ch->stride;
+    int last_row = ds->ny - 1;
+    int edge_column = ds->regular_nx < ds->nx ?
+                      FFMAX(0, FFMIN(gy_end, ds->regular_ny) - gy_first) : 0;
+    int edge_row = ds->regular_ny < ds->ny && last_row >= gy_first &&
+                   last_row < gy_end;
+    int nb_edge = edge_column + (edge_row ? ds->nx : 0);
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(win->first_slot), DENOISE_ARG(win->nb_frames),
+        DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
+        DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->block),
+        DENOISE_ARG(ds->radius), DENOISE_ARG(ds->nx), DENOISE_ARG(gy_end),
+        DENOISE_ARG(edge_column), DENOISE_ARG(last_row), DENOISE_ARG(gy_first),
+        DENOISE_ARG(ref_first), DENOISE_ARG(positions), DENOISE_ARG(distances),
+    };
+
+    if (!nb_edge)
+        return 0;
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE],
+                                 args, FF_ARRAY_ELEMS(args),
+                                 DENOISE_SEARCH_EDGE_LANES, nb_edge,
+                                 DENOISE_SEARCH_EDGE_LANES, 1, stage);
+}
+
+/*
  * The work-group kernel on the regular grid where one fits the device and
- * the search, the per-patch kernel for the rest (the last row and column of
+ * the search, patch_search_edge for the rest (the last row and column of
  * the grid, moved to the frame's edge).
  */
 int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
@@ -1061,11 +1105,8 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (err < 0)
             return err;
     }
-    if (ds->regular_nx == ds->nx && ds->regular_ny >= gy_end)
-        return 0;
-    return run_search_kernel(avctx, dn, -1, ds, frames, ch, win, ref_first,
-                             ds->regular_nx, ds->regular_ny, gy_first, gy_end,
-                             positions, distances, stage);
+    return run_edge_search(avctx, dn, ds, frames, ch, win, ref_first,
+                           gy_first, gy_end, positions, distances, stage);
 }
 
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,

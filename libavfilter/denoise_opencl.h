@@ -43,6 +43,7 @@
 #define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
 #define DENOISE_SEARCH_ROWS_MAX_PATCH 8 ///< patch_search_rows's largest patch
 #define DENOISE_SEARCH_ROWS_UNROLL 8    ///< its offsets per pass (4: 20 % slower on the H100)
+#define DENOISE_SEARCH_EDGE_LANES  32   ///< work-items per patch of patch_search_edge
 
 /**
  * Device memory for the tables of the reference patches (neighbours, their
@@ -290,6 +291,7 @@ enum DenoiseKernel {
     DENOISE_KERNEL_SEARCH_TILED,
     DENOISE_KERNEL_SEARCH_SQUARES,
     DENOISE_KERNEL_SEARCH_ROWS,
+    DENOISE_KERNEL_SEARCH_EDGE,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,
     DENOISE_NB_KERNELS,

@@ -129,7 +129,8 @@
 static const char search_defines[] =
     "#define SEARCH_TILE "   XSTR(DENOISE_SEARCH_TILE)   "\n"
     "#define SEARCH_UNROLL " XSTR(DENOISE_SEARCH_UNROLL) "\n"
-    "#define SEARCH_ROWS_UNROLL " XSTR(DENOISE_SEARCH_ROWS_UNROLL) "\n";
+    "#define SEARCH_ROWS_UNROLL " XSTR(DENOISE_SEARCH_ROWS_UNROLL) "\n"
+    "#define SEARCH_EDGE_LANES " XSTR(DENOISE_SEARCH_EDGE_LANES) "\n";
 
 /* The noise estimator's, as ff_denoise_noise_defines (denoise_noise.c). */
 static const char noise_defines[] =
@@ -937,11 +938,11 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* patch_search                                                           */
 
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
-enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES };
+enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE };
 
 static const char *const search_kernels[] = {
     "patch_search", "patch_search_tiled", "patch_search_rows",
-    "patch_search_squares",
+    "patch_search_squares", "patch_search_edge",
 };
 
 typedef struct SearchCase {
@@ -1068,8 +1069,10 @@ static int search_kernel_fits(cl_kernel k, int kernel, int step)
  * band (but the skipped patches); a work-group kernel (run_search_kernel()
  * with kernel >= 0) the regular grid only, gx < regular_nx and
  * gy < regular_ny, in work-groups of TILE x TILE, and is not run when the
- * band starts below it. The entries of the patches a kernel leaves must
- * stay as they were.
+ * band starts below it; patch_search_edge (run_edge_search()) the rest of
+ * the band, the grid's last column and row where they are moved to the
+ * edge, in work-groups of SEARCH_EDGE_LANES, one per patch. The entries of
+ * the patches a kernel leaves must stay as they were.
  */
 static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
 {
@@ -1081,11 +1084,19 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     int regular_nx = (w - patch) / step + 1, regular_ny = (h - patch) / step + 1;
     int gy_first = sc->band && ny > 2 ? 1 : 0;
     int gy_end   = sc->band && ny > 2 ? ny - 1 : ny;
-    int skip_nx  = sc->skip ? (nx + 1) / 2 : 0;
-    int skip_ny  = sc->skip ? (ny + 1) / 2 : 0;
-    int tiled    = sc->kernel != SEARCH_PATCH;
+    int edge     = sc->kernel == SEARCH_EDGE;
+    int skip_nx  = edge ? regular_nx : sc->skip ? (nx + 1) / 2 : 0;
+    int skip_ny  = edge ? regular_ny : sc->skip ? (ny + 1) / 2 : 0;
+    int tiled    = sc->kernel != SEARCH_PATCH && !edge;
     int only_nx  = tiled ? regular_nx : nx;
     int only_ny  = tiled ? (regular_ny < gy_end ? regular_ny : gy_end) : gy_end;
+    /* run_edge_search(): the last column's patches of the band above the
+     * last row, then the last row's if it is in the band */
+    int edge_end    = regular_ny < gy_end ? regular_ny : gy_end;
+    int edge_column = regular_nx < nx && edge_end > gy_first ? edge_end - gy_first : 0;
+    int last_row    = ny - 1;
+    int nb_edge     = edge_column + (regular_ny < ny && last_row >= gy_first &&
+                                     last_row < gy_end ? nx : 0);
     size_t refs = (size_t)(gy_end - gy_first) * nx;
     float *frames = alloc_or_die(sc->ring * plane * sizeof(float));
     uint32_t *pos_got = alloc_or_die(refs * NB * sizeof(uint32_t));
@@ -1118,8 +1129,8 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
         /* run_search_kernel(): the per-patch kernel with skip_nx, skip_ny,
          * a work-group kernel with regular_nx, regular_ny and its local
          * buffers */
-        int limit_nx = tiled ? regular_nx : skip_nx;
-        int limit_ny = tiled ? regular_ny : skip_ny;
+        int limit_nx = edge ? edge_column : tiled ? regular_nx : skip_nx;
+        int limit_ny = edge ? last_row : tiled ? regular_ny : skip_ny;
         const Arg args[] = {
             ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
             ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
@@ -1128,7 +1139,11 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
             ARG(sc->ref_first), ARG(bpos), ARG(bdist),
             { local0, NULL }, { local1, NULL },
         };
-        if (!tiled)
+        if (edge) {
+            if (nb_edge)
+                run_kernel(k, args, 22, DENOISE_SEARCH_EDGE_LANES, nb_edge,
+                           DENOISE_SEARCH_EDGE_LANES, 1);
+        } else if (!tiled)
             run_kernel(k, args, 22, nx, gy_end - gy_first, 0, 0);
         else if (gy_first < regular_ny)
             run_kernel(k, args, 24, regular_nx, only_ny - gy_first,
@@ -1195,11 +1210,13 @@ static void check_search(cl_program prog, int kernel)
     static const int all_levels[]     = { 2, 6, 0 };
     static const int integer_levels[] = { 2, 6, 256 };
     static const int frac_levels[]    = { -3, 0, 0 };
-    const int *steps  = kernel == SEARCH_PATCH ? all_steps :
+    const int *steps  = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? all_steps :
                         kernel == SEARCH_ROWS ? prime_steps : block_steps;
-    const int *levels = kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ? all_levels :
+    const int *levels = kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ||
+                        kernel == SEARCH_EDGE ? all_levels :
                         kernel == SEARCH_SQUARES ? integer_levels : frac_levels;
-    int nb_steps = kernel == SEARCH_PATCH ? 4 : 3;
+    int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 : 3;
+    int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[kernel]);
     Check c;
     int n = 0;
@@ -1211,8 +1228,8 @@ static void check_search(cl_program prog, int kernel)
                 /* every combination of the other parameters, in turn */
                 SearchCase sc = {
                     .kernel = kernel,
-                    .width  = kernel ? tiled_sizes[s].w : sizes[s].w,
-                    .height = kernel ? tiled_sizes[s].h : sizes[s].h,
+                    .width  = work_group ? tiled_sizes[s].w : sizes[s].w,
+                    .height = work_group ? tiled_sizes[s].h : sizes[s].h,
                     .step = steps[st], .radius = radii[ri],
                     .levels = levels[n % 3], .ref_first = (n / 3) % 2,
                     .band = n % 5 == 1, .skip = !kernel && n % 7 == 3,
@@ -1229,7 +1246,7 @@ static void check_search(cl_program prog, int kernel)
                     sc.ref_slot = n % 4 == 2 ? 2 : 0;
                 }
                 n++;
-                if (kernel && !search_kernel_fits(k, kernel, sc.step)) {
+                if (work_group && !search_kernel_fits(k, kernel, sc.step)) {
                     snprintf(c.note, sizeof(c.note), "steps whose local "
                              "memory does not fit this device: skipped");
                     continue;
@@ -2399,7 +2416,7 @@ int main(int argc, char **argv)
     if (selected("vbm3d_search"))
         check_vbm3d_search();
     /* after the others, whose inputs for a seed they leave as they were */
-    for (int i = SEARCH_TILED; i <= SEARCH_SQUARES; i++)
+    for (int i = SEARCH_TILED; i <= SEARCH_EDGE; i++)
         if (selected(search_kernels[i]))
             check_search(progs[0], i);
     if (opt.bench)
