@@ -10,19 +10,13 @@
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-RUN=0
-FAILED=0
+. "$(dirname "$0")/lib.sh"
 
 # md5 OUT FORMAT SIZE FRAMES FILTER: frame MD5s of the filter on noisy testsrc2
 md5() {
     local out=$1 fmt=$2 size=$3 n=$4 filter=$5
     rm -f "$out"
-    timeout 600 "$FFMPEG" -nostdin -hide_banner -loglevel error -y $DEV \
+    ff -t 600 -y $DEV \
         -f lavfi -i "testsrc2=s=$size:r=5,trim=end_frame=$n,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
         -vf "$filter" -f framemd5 "$out" 2> "$TMP/err"
 }
@@ -33,28 +27,24 @@ same() {
     shift 5
     RUN=$((RUN + 1))
     if ! md5 "$TMP/whole" "$fmt" "$size" "$n" "$filter"; then
-        echo "FAIL $name: $(tail -n 1 "$TMP/err")"
-        FAILED=$((FAILED + 1))
+        fail "$name: $(tail -n 1 "$TMP/err")"
         return
     fi
     if [ "$(grep -vc '^#' "$TMP/whole")" != "$n" ]; then
-        echo "FAIL $name: $(grep -vc '^#' "$TMP/whole") frames out of $n"
-        FAILED=$((FAILED + 1))
+        fail "$name: $(grep -vc '^#' "$TMP/whole") frames out of $n"
         return
     fi
     for band in "$@"; do
         if ! md5 "$TMP/band" "$fmt" "$size" "$n" "$filter:band=$band"; then
-            echo "FAIL $name, band=$band: $(tail -n 1 "$TMP/err")"
-            FAILED=$((FAILED + 1))
+            fail "$name, band=$band: $(tail -n 1 "$TMP/err")"
             return
         fi
         if ! cmp -s <(grep -v '^#' "$TMP/whole") <(grep -v '^#' "$TMP/band"); then
-            echo "FAIL $name: band=$band gives other bytes than one band"
-            FAILED=$((FAILED + 1))
+            fail "$name: band=$band gives other bytes than one band"
             return
         fi
     done
-    echo "ok   $name: bands of $* rows, same bytes as one band"
+    ok "$name: bands of $* rows, same bytes as one band"
 }
 
 # 100x76: nlmeans_gpu's default grid has 19 rows (step 4), p=5:step=1 72,
@@ -88,16 +78,13 @@ same_search() {
     RUN=$((RUN + 1))
     if ! md5 "$TMP/direct" "$fmt" "$size" "$n" "$filter:search=direct" ||
        ! md5 "$TMP/tiled" "$fmt" "$size" "$n" "$filter:search=tiled"; then
-        echo "FAIL $name: $(tail -n 1 "$TMP/err")"
-        FAILED=$((FAILED + 1))
+        fail "$name: $(tail -n 1 "$TMP/err")"
     elif [ "$(grep -vc '^#' "$TMP/direct")" != "$n" ]; then
-        echo "FAIL $name: $(grep -vc '^#' "$TMP/direct") frames out of $n"
-        FAILED=$((FAILED + 1))
+        fail "$name: $(grep -vc '^#' "$TMP/direct") frames out of $n"
     elif ! cmp -s <(grep -v '^#' "$TMP/direct") <(grep -v '^#' "$TMP/tiled"); then
-        echo "FAIL $name: search=tiled gives other bytes than search=direct"
-        FAILED=$((FAILED + 1))
+        fail "$name: search=tiled gives other bytes than search=direct"
     else
-        echo "ok   $name: search=direct and search=tiled, same bytes"
+        ok "$name: search=direct and search=tiled, same bytes"
     fi
 }
 same_search "nlmeans_gpu" gray $S 2 "nlmeans_gpu=sigma=20"
@@ -109,14 +96,11 @@ same_search "bm3d_gpu sigma=curve" gray 160x120 4 "bm3d_gpu=sigma=curve"
 # step of 4 need 3 rows of patches per band.
 RUN=$((RUN + 1))
 if md5 "$TMP/small" gray $S 1 "nlmeans_gpu=sigma=20:band=2"; then
-    echo "FAIL nlmeans_gpu band=2: accepted, although 3 rows are needed"
-    FAILED=$((FAILED + 1))
+    fail "nlmeans_gpu band=2: accepted, although 3 rows are needed"
 elif ! grep -q "band=2 is too small.*at least 3 rows" "$TMP/err"; then
-    echo "FAIL nlmeans_gpu band=2: refused without the expected message: $(head -n 1 "$TMP/err")"
-    FAILED=$((FAILED + 1))
+    fail "nlmeans_gpu band=2: refused without the expected message: $(head -n 1 "$TMP/err")"
 else
-    echo "ok   nlmeans_gpu band=2: refused, 3 rows needed"
+    ok "nlmeans_gpu band=2: refused, 3 rows needed"
 fi
 
-echo "bands: $RUN cases, $FAILED failed"
-[ "$FAILED" = 0 ]
+summary bands

@@ -20,17 +20,13 @@
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
+. "$(dirname "$0")/lib.sh"
 SRC="testsrc2=s=48x32:r=25:d=0.64,format=yuv420p,noise=alls=30:allf=t"
 N=16 C=10
-FAILED=0
-RUN=0
 
 # md5s FILTERGRAPH: the frame MD5s of the clip through the graph, one a line
 md5s() {
-    "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV -f lavfi -i "$SRC" \
+    ff $DEV -f lavfi -i "$SRC" \
         -vf "$1" -f framemd5 - | grep -v '^#' | awk -F, '{ print $6 }'
 }
 
@@ -58,10 +54,9 @@ check() {
         fi
     done
     if [ ${#pattern} -eq $N ] && [[ $pattern =~ ^$expect$ ]]; then
-        echo "ok   $name: $pattern (from frame $first)"
+        ok "$name: $pattern (from frame $first)"
     else
-        echo "FAIL $name: $pattern, expected $expect (o: old value, N: new, x: neither)"
-        FAILED=$((FAILED + 1))
+        fail "$name: $pattern, expected $expect (o: old value, N: new, x: neither)"
     fi
 }
 
@@ -78,5 +73,4 @@ check "vbm3d_gpu hdthr"               vbm3d_gpu   "sigma=20:past=2:future=1"    
 check "causal vbm3d_gpu sigma"        vbm3d_gpu   "past=2:causal=1"             sigma  10 40 0 2
 check "vbm3d_gpu estim=basic sigma"   vbm3d_gpu   "past=1:future=2:estim=basic" sigma  10 40 2 2
 
-echo "commands.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary commands.sh

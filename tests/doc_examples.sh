@@ -10,15 +10,9 @@
 # example's pixel format (PoCL has no two-channel images for nv12/p010) is
 # reported as skipped, with its reason.
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "$0")/lib.sh"
 FFPROBE=${FFPROBE:-$(dirname "$FFMPEG")/ffprobe}
-DEV=${OPENCL_DEVICE:+:$OPENCL_DEVICE}
-FAILED=0
-RUN=0
-SKIPPED=0
-ERR=$(mktemp)
-trap 'rm -f "$ERR"' EXIT
+ERR=$TMP/err
 
 while IFS= read -r cmd; do
     RUN=$((RUN + 1))
@@ -28,28 +22,24 @@ while IFS= read -r cmd; do
     cmd=${cmd#$prog }
     if [ ! -x "$bin" ]; then
         # a minimal build (./configure --minimal, make check-asan) has no ffprobe
-        echo "skip $prog $cmd: no $bin in this build"
-        SKIPPED=$((SKIPPED + 1))
+        skip "$prog $cmd: no $bin in this build"
         continue
     fi
     cmd=$(printf '%s' "$cmd" | sed -E \
-        -e "s/opencl=gpu(:[0-9.]+)?/opencl=gpu$DEV/" \
+        -e "s/opencl=gpu(:[0-9.]+)?/opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE}/" \
         -e "s/device=0\.0/device=${OPENCL_DEVICE:-0.0}/" \
         -e 's/-i INPUT/-f lavfi -i testsrc2=s=96x64:r=10:d=0.3/' \
         -e 's/movie=INPUT/testsrc2=s=96x64:r=10:d=0.3,format=yuv420p/' \
         -e 's/ OUTPUT$/ -f null -/')
     if eval "\"$bin\" $([ "$prog" = ffmpeg ] && echo -nostdin) -hide_banner -loglevel error $cmd" \
         > /dev/null 2> "$ERR"; then
-        echo "ok   $prog $cmd"
+        ok "$prog $cmd"
     elif grep -q "Invalid output format .* for hwframe download\|Unsupported format" "$ERR"; then
-        echo "skip $prog $cmd: $(head -n1 "$ERR")"
-        SKIPPED=$((SKIPPED + 1))
+        skip "$prog $cmd: $(head -n1 "$ERR")"
     else
-        echo "FAIL $prog $cmd"
-        sed 's/^/    /' "$ERR" | tail -n 5
-        FAILED=$((FAILED + 1))
+        fail "$prog $cmd"
+        show_tail 5 "$ERR"
     fi
 done < <(cat "$@" | sed -n '/^@example/,/^@end example/p' | grep -E '^(ffmpeg|ffprobe) ' | sed 's/@{/{/g; s/@}/}/g')
 
-echo "doc_examples.sh: $RUN examples, $SKIPPED skipped, $FAILED failed"
-[ $RUN -gt 0 ] && [ $FAILED -eq 0 ]
+summary -s doc_examples.sh examples && [ $RUN -gt 0 ]

@@ -8,52 +8,19 @@
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILED=0
-RUN=0
+. "$(dirname "$0")/lib.sh"
 
 SRC="testsrc2=s=64x48:r=5:d=0.6,format=yuv420p"
 
-# expect_error NAME REGEX [env assignments --] ffmpeg arguments...
+# expect_error NAME REGEX [env assignments --] ffmpeg arguments...: the
+# command (a function of this file or a program, run by bash -c so that
+# timeout can stop it) must fail cleanly with a message matching REGEX
 expect_error() {
-    local name=$1 regex=$2 rc
+    local name=$1 regex=$2
     shift 2
     RUN=$((RUN + 1))
     timeout 120 bash -c '"$@"' bash "$@" > "$TMP/out" 2> "$TMP/err"
-    rc=$?
-    if [ $rc -eq 0 ]; then
-        echo "FAIL $name: exit status 0"
-        FAILED=$((FAILED + 1))
-    elif [ $rc -eq 124 ]; then
-        echo "FAIL $name: timed out"
-        FAILED=$((FAILED + 1))
-    elif is_crash $rc; then
-        echo "FAIL $name: crashed (status $rc)"
-        FAILED=$((FAILED + 1))
-    elif ! grep -Eq "$regex" "$TMP/err"; then
-        echo "FAIL $name: no message matching '$regex'; stderr was:"
-        tail -n 5 "$TMP/err" | sed 's/^/    /'
-        FAILED=$((FAILED + 1))
-    else
-        echo "ok   $name: exit $rc, $(grep -Em1 "$regex" "$TMP/err" | sed 's/^\[[^]]*\] //')"
-    fi
-}
-
-# a shell reports a process killed by SIGILL, SIGABRT, SIGBUS, SIGFPE,
-# SIGKILL or SIGSEGV as 128 + the signal number
-is_crash() {
-    case $1 in
-    132|134|135|136|137|139) return 0 ;;
-    esac
-    return 1
-}
-
-ff() {
-    "$FFMPEG" -nostdin -hide_banner -loglevel error "$@"
+    check_error "$name" "$regex" $? "$TMP/err"
 }
 
 nlm() {
@@ -87,24 +54,20 @@ expect_frames() {
     local name=$1 filter=$2 fmt=$3 size=$4 src rc n
     RUN=$((RUN + 1))
     src="color=c=gray:s=$size:r=5:d=0.6,format=$fmt,noise=alls=40:allf=t,format=$fmt"
-    timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error -f lavfi -i "$src" \
-        -f framemd5 -y "$TMP/in.md5" 2> "$TMP/err"
-    timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV -f lavfi -i "$src" \
+    ff -t 120 -f lavfi -i "$src" -f framemd5 -y "$TMP/in.md5" 2> "$TMP/err"
+    ff -t 120 $DEV -f lavfi -i "$src" \
         -vf "hwupload,$filter,hwdownload,format=$fmt" -f framemd5 -y "$TMP/out.md5" 2>> "$TMP/err"
     rc=$?
     n=$(grep -c '^0,' "$TMP/out.md5" 2> /dev/null)
     if [ $rc -ne 0 ]; then
-        echo "FAIL $name: exit status $rc"
-        tail -n 3 "$TMP/err" | sed 's/^/    /'
-        FAILED=$((FAILED + 1))
+        fail "$name: exit status $rc"
+        show_tail 3 "$TMP/err"
     elif [ "$n" != 3 ]; then
-        echo "FAIL $name: $n frames out of 3"
-        FAILED=$((FAILED + 1))
+        fail "$name: $n frames out of 3"
     elif [ "$size" != 1x1 ] && cmp -s <(cut -d, -f6 "$TMP/in.md5") <(cut -d, -f6 "$TMP/out.md5"); then
-        echo "FAIL $name: frames unchanged"
-        FAILED=$((FAILED + 1))
+        fail "$name: frames unchanged"
     else
-        echo "ok   $name: 3 frames"
+        ok "$name: 3 frames"
     fi
 }
 export FFMPEG DEV
@@ -192,16 +155,13 @@ determinism() {
     done
     size=$(awk "BEGIN { print int($duration * 5 + 0.5) * 96 * 64 * 3 / 2 }")
     if [ $rc -ne 0 ]; then
-        echo "FAIL $name determinism: a run failed (exit $rc)"
-        FAILED=$((FAILED + 1))
+        fail "$name determinism: a run failed (exit $rc)"
     elif [ "$(stat -c %s "$TMP/det1.yuv")" != "$size" ]; then
-        echo "FAIL $name determinism: $(stat -c %s "$TMP/det1.yuv") bytes out, $size expected"
-        FAILED=$((FAILED + 1))
+        fail "$name determinism: $(stat -c %s "$TMP/det1.yuv") bytes out, $size expected"
     elif cmp -s "$TMP/det1.yuv" "$TMP/det2.yuv"; then
-        echo "ok   $name determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
+        ok "$name determinism: two runs identical ($(md5sum < "$TMP/det1.yuv" | cut -c1-32))"
     else
-        echo "FAIL $name determinism: outputs differ"
-        FAILED=$((FAILED + 1))
+        fail "$name determinism: outputs differ"
     fi
 }
 
@@ -210,5 +170,4 @@ determinism bm3d             0.6 "bm3d_gpu=sigma=25:preset=ref"
 determinism vbm3d            1.6 "vbm3d_gpu=sigma=25:past=2:future=2"
 determinism "temporal nlmeans" 1.6 "nlmeans_gpu=sigma=25:past=2:future=2"
 
-echo "errors.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary errors.sh

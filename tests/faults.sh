@@ -15,14 +15,8 @@
 #
 # Environment: FFMPEG, CLFAULT_SO (the library), OPENCL_DEVICE (optional P.D).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "$0")/lib.sh"
 CLFAULT_SO=${CLFAULT_SO:-build/tests/clfault.so}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILED=0
-RUN=0
 # an AddressSanitizer build wants its runtime first in the library list
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 
@@ -36,47 +30,17 @@ CLFAULT_SO=$(cd "$(dirname "$CLFAULT_SO")" && pwd)/$(basename "$CLFAULT_SO")
 run() {
     local vf="hwupload,$2,hwdownload,format=${FORMAT:-yuv420p}"
     [ "${FRAMES:-}" = software ] && vf="$2"
-    CLFAULT=$1 LD_PRELOAD=$CLFAULT_SO timeout "${TIMEOUT:-120}" "$FFMPEG" \
-        -nostdin -hide_banner -loglevel error $DEV \
+    CLFAULT=$1 LD_PRELOAD=$CLFAULT_SO ff -t "${TIMEOUT:-120}" $DEV \
         -f lavfi -i "${SOURCE:-testsrc2=s=64x48:r=5},format=${FORMAT:-yuv420p}" \
         -frames:v "${3:-4}" -vf "$vf" \
         -f rawvideo "$TMP/out.yuv" -y > /dev/null 2> "$TMP/err"
 }
 
-# a shell reports a process killed by SIGILL, SIGABRT, SIGBUS, SIGFPE,
-# SIGKILL or SIGSEGV as 128 + the signal number (ffmpeg's own failures exit
-# with their error code modulo 256, also above 128)
-is_crash() {
-    case $1 in
-    132|134|135|136|137|139) return 0 ;;
-    esac
-    return 1
-}
-
-fail() {
-    echo "FAIL $1"
-    FAILED=$((FAILED + 1))
-}
-
 # expect_error FAULT FILTER REGEX [FRAMES]
 expect_error() {
-    local rc
     RUN=$((RUN + 1))
     run "$1" "$2" "${4:-4}"
-    rc=$?
-    if [ $rc -eq 0 ]; then
-        fail "$1 $2: exit status 0"
-    elif [ $rc -eq 124 ]; then
-        fail "$1 $2: timed out"
-    elif is_crash $rc; then
-        fail "$1 $2: killed by signal $((rc - 128))"; tail -n 5 "$TMP/err"
-    elif grep -q "Assertion\|Sanitizer\|runtime error" "$TMP/err"; then
-        fail "$1 $2: assertion or sanitizer report"; tail -n 20 "$TMP/err"
-    elif ! grep -Eq "$3" "$TMP/err"; then
-        fail "$1 $2: no message matching '$3'"; tail -n 5 "$TMP/err" | sed 's/^/    /'
-    else
-        echo "ok   ${FRAMES:+$FRAMES frames: }$1 $2: exit $rc, $(grep -Em1 "$3" "$TMP/err" | sed 's/^\[[^]]*\] //')"
-    fi
+    check_error "${FRAMES:+$FRAMES frames: }$1 $2" "$3" $? "$TMP/err"
 }
 
 REFUSED="refused a buffer of [0-9]+ bytes|Failed to create (image for plane|buffer) "
@@ -119,7 +83,7 @@ for filter in bm3d_gpu vbm3d_gpu; do
     elif ! cmp -s "$TMP/out.yuv" "$TMP/int32.yuv"; then
         fail "noint64 $filter: atomics=auto differs from atomics=int32"
     else
-        echo "ok   noint64 $filter: atomics=auto fell back, same bytes as atomics=int32"
+        ok "noint64 $filter: atomics=auto fell back, same bytes as atomics=int32"
     fi
     expect_error noint64 "$filter=sigma=15:atomics=int64" "64-bit"
 done
@@ -144,17 +108,16 @@ big() {
 if [ -n "$max_alloc" ] && [ "$max_alloc" -lt $BIG_BUFFER ]; then
     big expect_error "" vbm3d_gpu=sigma=10 "refused a buffer of $BIG_BUFFER bytes" 2
 elif [ "$dev_type" = CL_DEVICE_TYPE_CPU ]; then
-    echo "skip 8192x8192 vbm3d_gpu: a CPU device with a largest allocation of $max_alloc bytes"
+    skip "8192x8192 vbm3d_gpu: a CPU device with a largest allocation of $max_alloc bytes"
 else
     RUN=$((RUN + 1))
     if big run "" vbm3d_gpu=sigma=10 2 &&
        [ "$(stat -c %s "$TMP/out.yuv")" = $((2 * 8192 * 8192)) ]; then
-        echo "ok   8192x8192 vbm3d_gpu: 2 frames (largest allocation ${max_alloc:-unknown})"
+        ok "8192x8192 vbm3d_gpu: 2 frames (largest allocation ${max_alloc:-unknown})"
     else
         fail "8192x8192 vbm3d_gpu, largest allocation ${max_alloc:-unknown}: no 2 frames"
         tail -n 5 "$TMP/err"
     fi
 fi
 
-echo "faults: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary faults

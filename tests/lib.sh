@@ -14,6 +14,7 @@
 # and defines
 #   ff [-t SECONDS] ARGS...   ffmpeg -nostdin -hide_banner -loglevel
 #               ${FF_LOGLEVEL:-error} ARGS, stopped after SECONDS (status 124)
+#   filter_help NAME          ffmpeg -h filter=NAME; status 1 without that filter
 #   is_crash STATUS           whether a status is a process killed by a signal
 #   status_kind STATUS [ERRFILE]   ok, timeout, crash, report or error
 #   check_error LABEL REGEX STATUS ERRFILE   a run that must fail cleanly
@@ -66,6 +67,15 @@ ff() {
         shift 2
     fi
     ${limit[@]+"${limit[@]}"} "$FFMPEG" -nostdin -hide_banner -loglevel "${FF_LOGLEVEL:-error}" "$@"
+}
+
+# filter_help NAME: what ffmpeg -h filter=NAME says; status 1 when this
+# ffmpeg has no such filter
+filter_help() {
+    local text
+    text=$("$FFMPEG" -hide_banner -h "filter=$1" 2> /dev/null) || return 1
+    grep -q "^Filter $1\$" <<< "$text" || return 1
+    echo "$text"
 }
 
 # is_crash STATUS: a shell reports a process killed by SIGILL, SIGABRT,

@@ -31,27 +31,16 @@
 # SEGMENTS (path of tools/denoise-segments, whose --context-of must give
 # the same contexts; default tools/denoise-segments, skipped if missing).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
+. "$(dirname "$0")/lib.sh"
 SEED=${SEED:-15}
 SHRINK=${SHRINK:-0}
 SEGMENTS=${SEGMENTS:-tools/denoise-segments}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-RUN=0
-FAILED=0
 RANDOM=$SEED
-
-fail() {
-    echo "FAIL $1"
-    FAILED=$((FAILED + 1))
-}
 
 # source FORMAT N: the noisy clip, raw (its path on stdout)
 source_clip() {
     local fmt=$1 n=$2 out=$TMP/in-$1-$2.raw
-    [ -f "$out" ] || timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error -y \
+    [ -f "$out" ] || ff -t 120 -y \
         -f lavfi -i "testsrc2=s=48x32:r=25,trim=end_frame=$n,format=$fmt,noise=alls=25:allf=t:all_seed=7,format=$fmt" \
         -f rawvideo "$out" 2> "$TMP/err" || return 1
     echo "$out"
@@ -65,7 +54,7 @@ frames() {
     [ $# -gt 3 ] && graph="trim=start_frame=$4:end_frame=$5,$filter,trim=start_frame=$6:end_frame=$7"
     fmt=${in##*/in-}
     fmt=${fmt%%-*}
-    timeout 120 "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV \
+    ff -t 120 $DEV \
         -f rawvideo -pix_fmt "$fmt" -s 48x32 -r 25 -i "$in" \
         -vf "$graph" -f framemd5 - 2> "$TMP/err" > "$TMP/md5" || return 1
     grep -v '^#' "$TMP/md5" | awk -F', *' '{ print $3, $5, $6 }' > "$out"
@@ -138,7 +127,7 @@ check() {
         list+=" [$a,$b)"
         a=$b
     done
-    [ $bad -eq 0 ] && echo "ok   $name: context $c1/$c2, segments$list equal to one pass"
+    [ $bad -eq 0 ] && ok "$name: context $c1/$c2, segments$list equal to one pass"
 
     # tight: one frame less before a one-frame segment, or after it, changes
     # its output, where the video goes on past the context on both sides
@@ -153,7 +142,7 @@ check() {
         segment "$TMP/ref" "$in" "$filter" "$n" $a $((a + 1)) $((o1 - 1)) $o2
         case $? in
         0) fail "$name: frame $a with $((o1 - 1)) frames before it (one less than the rule) equals one pass: the rule is not tight" ;;
-        1) echo "ok   $name: one frame less before frame $a changes it" ;;
+        1) ok "$name: one frame less before frame $a changes it" ;;
         *) fail "$name: ffmpeg failed: $(tail -n 1 "$TMP/err")" ;;
         esac
     fi
@@ -162,7 +151,7 @@ check() {
         segment "$TMP/ref" "$in" "$filter" "$n" $((b - 1)) $b $o1 $((o2 - 1))
         case $? in
         0) fail "$name: frame $((b - 1)) with $((o2 - 1)) frames after it (one less than the rule) equals one pass: the rule is not tight" ;;
-        1) echo "ok   $name: one frame less after frame $((b - 1)) changes it" ;;
+        1) ok "$name: one frame less after frame $((b - 1)) changes it" ;;
         *) fail "$name: ffmpeg failed: $(tail -n 1 "$TMP/err")" ;;
         esac
     fi
@@ -184,5 +173,4 @@ check gray    20 3  1  "vbm3d_gpu=sigma=20:past=2:future=1:estim=basic"
 check gray    20 4  0  "vbm3d_gpu=sigma=20:causal=1:estim=basic"
 check gray    40 16 8  "vbm3d_gpu=sigma=20"
 
-echo "seams.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary seams.sh

@@ -20,47 +20,36 @@
 # Environment: FFMPEG, FFPROBE (the binaries), OPENCL_DEVICE (optional
 # P.D), PARALLEL (GNU parallel, default parallel).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "$0")/lib.sh"
 FFPROBE=${FFPROBE:-build/ffmpeg/ffprobe}
 PARALLEL=${PARALLEL:-parallel}
 SEGMENTS=$(cd "$(dirname "$0")/.." && pwd)/tools/denoise-segments
 D=${OPENCL_DEVICE:-0.0}
-DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-RUN=0
-FAILED=0
 export FFMPEG FFPROBE
 
-fail() {
-    echo "FAIL $1"
-    FAILED=$((FAILED + 1))
-}
-
 if ! "$PARALLEL" --version 2> /dev/null | grep -q "GNU parallel"; then
-    echo "FAIL GNU parallel ($PARALLEL) is missing: apt-get install parallel (make deps)"
+    fail "GNU parallel ($PARALLEL) is missing: apt-get install parallel (make deps)"
     exit 1
 fi
 
 # clip FORMAT N OUT: noisy testsrc2, 48x32, pts 1000 + 40 n + (7 n^2 mod 13)
 # ms (irregular, from 1 s), FFV1 in Matroska
 clip() {
-    "$FFMPEG" -nostdin -hide_banner -loglevel error -y -copyts \
+    ff -y -copyts \
         -f lavfi -i "testsrc2=s=48x32:r=25,trim=end_frame=$2,format=$1,noise=alls=25:allf=t:all_seed=3,format=$1,settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13)" \
         -c:v ffv1 -enc_time_base 1/1000 -fps_mode passthrough "$3" 2> "$TMP/err"
 }
 
 # md5 FILE OUT: pts (in ms from the first frame) and MD5 of each frame
 md5() {
-    "$FFMPEG" -nostdin -hide_banner -loglevel error -i "$1" -fps_mode passthrough \
+    ff -i "$1" -fps_mode passthrough \
         -enc_time_base 1/1000 -f framemd5 - 2> "$TMP/err" | grep -v '^#' |
         awk -F', *' '{ print $3, $5, $6 }' > "$2"
 }
 
 # one_pass IN FILTER OUT: the frame MD5s of one pass
 one_pass() {
-    "$FFMPEG" -nostdin -hide_banner -loglevel error -y $DEV -i "$1" -vf "$2" \
+    ff -y $DEV -i "$1" -vf "$2" \
         -fps_mode passthrough -enc_time_base demux -c:v ffv1 "$TMP/one.mkv" 2> "$TMP/err" &&
         md5 "$TMP/one.mkv" "$3"
 }
@@ -76,14 +65,14 @@ same() {
         fail "$1: the joined output differs from one pass:"
         diff "$3" "$TMP/got" | head -n 6 | sed 's/^/    /'
     else
-        echo "ok   $1: $4 frames, the same as one pass"
+        ok "$1: $4 frames, the same as one pass"
     fi
 }
 
 # 1. vbm3d_gpu, seek by timestamps, two devices of this host
-clip gray 16 "$TMP/in.mkv" || { echo "FAIL cannot make the input: $(tail -n 1 "$TMP/err")"; exit 1; }
+clip gray 16 "$TMP/in.mkv" || { fail "cannot make the input: $(tail -n 1 "$TMP/err")"; exit 1; }
 F1="vbm3d_gpu=sigma=20:past=1:future=1"
-one_pass "$TMP/in.mkv" "$F1" "$TMP/ref1" || { echo "FAIL one pass: $(tail -n 1 "$TMP/err")"; exit 1; }
+one_pass "$TMP/in.mkv" "$F1" "$TMP/ref1" || { fail "one pass: $(tail -n 1 "$TMP/err")"; exit 1; }
 RUN=$((RUN + 1))
 if "$SEGMENTS" -i "$TMP/in.mkv" -o "$TMP/out1.mkv" --vf "$F1" --devices "$D,$D" -j 2 \
         --segment-frames 5 --keep > "$TMP/log" 2>&1; then
@@ -95,7 +84,7 @@ if "$SEGMENTS" -i "$TMP/in.mkv" -o "$TMP/out1.mkv" --vf "$F1" --devices "$D,$D" 
                 "$TMP/out1.mkv.parts/joblog" | sort -u | tr -d '\n')
     devs=$(head -q -n 1 "$TMP"/out1.mkv.parts/seg-*.log | grep -c "opencl=dn:$D ")
     if [ "$slots" = 12 ] && [ "$devs" = 4 ]; then
-        echo "ok   vbm3d_gpu: job slots 1 and 2 used, each on device $D"
+        ok "vbm3d_gpu: job slots 1 and 2 used, each on device $D"
     else
         fail "vbm3d_gpu: job slots '$slots' (want 12), $devs of 4 segments on opencl=dn:$D"
     fi
@@ -113,13 +102,13 @@ if ! "$SEGMENTS" -i "$TMP/in.mkv" -o "$TMP/out1b.mkv" --vf "$F1" -j 2 --context 
 elif ! md5 "$TMP/out1b.mkv" "$TMP/got" || cmp -s "$TMP/ref1" "$TMP/got"; then
     fail "vbm3d_gpu --context 3:2 (one frame less than the rule): no difference from one pass"
 else
-    echo "ok   vbm3d_gpu --context 3:2 (one frame less than the rule): frames $(diff "$TMP/ref1" "$TMP/got" | grep -c '^>') of 16 differ from one pass"
+    ok "vbm3d_gpu --context 3:2 (one frame less than the rule): frames $(diff "$TMP/ref1" "$TMP/got" | grep -c '^>') of 16 differ from one pass"
 fi
 
 # 2. nlmeans_gpu, decoded from the start, through an sshlogin of this host
-clip yuv420p 14 "$TMP/in2.mkv" || { echo "FAIL cannot make the input: $(tail -n 1 "$TMP/err")"; exit 1; }
+clip yuv420p 14 "$TMP/in2.mkv" || { fail "cannot make the input: $(tail -n 1 "$TMP/err")"; exit 1; }
 F2="nlmeans_gpu=sigma=20:past=2:future=1"
-one_pass "$TMP/in2.mkv" "$F2" "$TMP/ref2" || { echo "FAIL one pass: $(tail -n 1 "$TMP/err")"; exit 1; }
+one_pass "$TMP/in2.mkv" "$F2" "$TMP/ref2" || { fail "one pass: $(tail -n 1 "$TMP/err")"; exit 1; }
 RUN=$((RUN + 1))
 if "$SEGMENTS" -i "$TMP/in2.mkv" -o "$TMP/out2.mkv" --vf "$F2" --devices "$D,$D" -j 2 \
         --sshlogin : --seek decode --segment-frames 4 > "$TMP/log" 2>&1; then
@@ -130,7 +119,7 @@ if "$SEGMENTS" -i "$TMP/in2.mkv" -o "$TMP/out2.mkv" --vf "$F2" --devices "$D,$D"
     if [ -e "$TMP/out2.mkv.parts" ]; then
         fail "nlmeans_gpu: the work folder is left without --keep"
     else
-        echo "ok   nlmeans_gpu: the work folder removed after the join"
+        ok "nlmeans_gpu: the work folder removed after the join"
     fi
 else
     fail "nlmeans_gpu: denoise-segments failed:"
@@ -162,7 +151,7 @@ else
         fail "failing segment: not the failure expected (segments done: $done1):"
         sed 's/^/    /' "$TMP/log" | tail -n 8
     else
-        echo "ok   failing segment: stopped, status non-zero, segment 3 named with its log; done: $done1"
+        ok "failing segment: stopped, status non-zero, segment 3 named with its log; done: $done1"
     fi
     rm "$TMP/break"
     : > "$TMP/calls"
@@ -180,7 +169,7 @@ else
         if [ -n "$redone" ] || [ "$runs" != "$want" ]; then
             fail "resume: segments redone:${redone:- none}; $runs ffmpeg runs for $want segments left"
         else
-            echo "ok   resume: the $want segments left run, none of those done before"
+            ok "resume: the $want segments left run, none of those done before"
         fi
         same "resume" "$TMP/out3.mkv" "$TMP/ref1" 16
     fi
@@ -195,8 +184,7 @@ if "$SEGMENTS" -i "$TMP/in.mkv" -o "$TMP/out4.mkv" --vf "$F1" > "$TMP/log" 2>&1;
 elif ! grep -q "segments of another run.*--fresh" "$TMP/log"; then
     fail "another plan: not the message expected: $(tail -n 1 "$TMP/log")"
 else
-    echo "ok   another plan: the work folder refused (use --fresh)"
+    ok "another plan: the work folder refused (use --fresh)"
 fi
 
-echo "segments.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary segments.sh

@@ -11,20 +11,14 @@
 #
 #   FFMPEG=... OPENCL_DEVICE=1.0 tests/semiplanar.sh    (make check-gpu)
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/lib.sh"
 SRC="testsrc2=s=160x90:r=5:d=1.2,format=yuv420p,noise=alls=25:allf=t"
-FAILED=0
-RUN=0
 
 # run FILTER FORMAT OUTPUT_FORMAT FILE [READ]: the filter on FORMAT frames,
 # read back with hwdownload (or READ), converted to OUTPUT_FORMAT
 run() {
     local read=${5:-hwdownload}
-    "$FFMPEG" -nostdin -hide_banner -loglevel error $DEV -f lavfi -i "$SRC" \
+    ff $DEV -f lavfi -i "$SRC" \
         -vf "format=$2,hwupload,$1,$read,format=$2,format=$3" \
         -f rawvideo -y "$TMP/$4"
 }
@@ -32,10 +26,9 @@ run() {
 check_same() {
     RUN=$((RUN + 1))
     if [ -s "$TMP/$2" ] && cmp -s "$TMP/$2" "$TMP/$3"; then
-        echo "ok   $1: $2 = $3"
+        ok "$1: $2 = $3"
     else
-        echo "FAIL $1: $2 differs from $3 (or is empty)"
-        FAILED=$((FAILED + 1))
+        fail "$1: $2 differs from $3 (or is empty)"
     fi
 }
 
@@ -59,15 +52,12 @@ a = open('$TMP/p010.raw', 'rb').read(); b = open('$TMP/p016-native.raw', 'rb').r
 va = struct.unpack('<%dH' % (len(a) // 2), a); vb = struct.unpack('<%dH' % (len(b) // 2), b)
 print(max(abs((x >> 6) - round(y / 64.0)) for x, y in zip(va, vb)) if len(a) == len(b) else 99999)")
         if [ "$maxdiff" -le 1 ]; then
-            echo "ok   $name: p010 within $maxdiff step of p016"
+            ok "$name: p010 within $maxdiff step of p016"
         else
-            echo "FAIL $name: p010 differs from p016 by $maxdiff 10-bit steps"
-            FAILED=$((FAILED + 1))
+            fail "$name: p010 differs from p016 by $maxdiff 10-bit steps"
         fi
     else
-        echo "FAIL $name: p010 did not run"
-        FAILED=$((FAILED + 1))
+        fail "$name: p010 did not run"
     fi
 done
-echo "semiplanar.sh: $RUN checks, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary semiplanar.sh checks

@@ -10,19 +10,13 @@
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-RUN=0
-FAILED=0
+. "$(dirname "$0")/lib.sh"
 
 # md5 OUT FORMAT FRAMES GRAPH: frame MD5s of the graph on noisy testsrc2
 md5() {
     local out=$1 fmt=$2 n=$3 graph=$4
     rm -f "$out"
-    timeout 300 "$FFMPEG" -nostdin -hide_banner -loglevel error -y $DEV \
+    ff -t 300 -y $DEV \
         -f lavfi -i "testsrc2=s=48x40:r=5,trim=end_frame=$n,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
         -vf "$graph" -f framemd5 "$out" 2> "$TMP/err"
 }
@@ -32,19 +26,15 @@ same() {
     local name=$1 fmt=$2 n=$3 filter=$4
     RUN=$((RUN + 1))
     if ! md5 "$TMP/hw" "$fmt" "$n" "hwupload,$filter,hwdownload,format=$fmt"; then
-        echo "FAIL $name: the hwupload path failed: $(tail -n 1 "$TMP/err")"
-        FAILED=$((FAILED + 1))
+        fail "$name: the hwupload path failed: $(tail -n 1 "$TMP/err")"
     elif ! md5 "$TMP/sw" "$fmt" "$n" "$filter"; then
-        echo "FAIL $name: software frames failed: $(tail -n 1 "$TMP/err")"
-        FAILED=$((FAILED + 1))
+        fail "$name: software frames failed: $(tail -n 1 "$TMP/err")"
     elif ! cmp -s <(grep -v '^#' "$TMP/hw") <(grep -v '^#' "$TMP/sw"); then
-        echo "FAIL $name: software frames give other bytes than hwupload"
-        FAILED=$((FAILED + 1))
+        fail "$name: software frames give other bytes than hwupload"
     elif [ "$(grep -vc '^#' "$TMP/sw")" != "$n" ]; then
-        echo "FAIL $name: $(grep -vc '^#' "$TMP/sw") frames out of $n"
-        FAILED=$((FAILED + 1))
+        fail "$name: $(grep -vc '^#' "$TMP/sw") frames out of $n"
     else
-        echo "ok   $name: $n frames, same bytes"
+        ok "$name: $n frames, same bytes"
     fi
 }
 
@@ -56,12 +46,12 @@ yuv420p16le yuv444p16le gbrp gbrp16le"
 if "$FFMPEG" -hide_banner -pix_fmts 2> /dev/null | grep -q ' yuv444p10msble '; then
     FORMATS+=" yuv444p10msble"
 else
-    echo "skip yuv444p10msble: not in this FFmpeg"
+    skip "yuv444p10msble: not in this FFmpeg"
 fi
 if md5 "$TMP/probe" nv12 1 "hwupload,hwdownload,format=nv12"; then
     FORMATS+=" nv12 p010le"
 else
-    echo "skip nv12, p010le: the device cannot carry them as OpenCL images"
+    skip "nv12, p010le: the device cannot carry them as OpenCL images"
 fi
 
 for fmt in $FORMATS; do
@@ -81,11 +71,9 @@ same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nl
 RUN=$((RUN + 1))
 if md5 "$TMP/hw" yuv420p 2 "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" &&
    ! md5 "$TMP/x" yuv420p 2 "hwupload,nlmeans_gpu,format=yuv420p"; then
-    echo "ok   OpenCL frames in, OpenCL frames out"
+    ok "OpenCL frames in, OpenCL frames out"
 else
-    echo "FAIL OpenCL frames in did not give OpenCL frames out"
-    FAILED=$((FAILED + 1))
+    fail "OpenCL frames in did not give OpenCL frames out"
 fi
 
-echo "swframes.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary swframes.sh
