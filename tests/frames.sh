@@ -24,23 +24,16 @@
 # hwdownload, the default; software: software frames into the denoisers,
 # which upload and download them themselves).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
-DEV="-init_hw_device opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device gpu"
+. "$(dirname "$0")/lib.sh"
 MAXN=${MAXN:-20}
 FRAMES=${FRAMES:-opencl}
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILED=0
-RUN=0
 
 # temporal windows: past/future[c] (c: causal)
 WINDOWS="0/0 1/1 4/4 2/0c 0/3"
 
 # colour properties: setparams where this ffmpeg has it (FFmpeg 5.1's sets
 # no chroma location), else scale's out_*
-"$FFMPEG" -hide_banner -h filter=setparams > "$TMP/setparams" 2> /dev/null
-if grep -q "^Filter setparams" "$TMP/setparams"; then
+if filter_help setparams > "$TMP/setparams"; then
     PROPS="setparams=field_mode=tff:range=pc:colorspace=smpte170m:color_primaries=bt709:color_trc=smpte240m"
     if grep -q "^  *chroma_location " "$TMP/setparams"; then
         PROPS+=":chroma_location=topleft"
@@ -54,8 +47,7 @@ fi
 # options FILTER: the filter's option names, one a line; fails when the
 # filter is missing
 options() {
-    "$FFMPEG" -hide_banner -h "filter=$1" 2>/dev/null > "$TMP/help" || return 1
-    grep -q "^Filter $1\$" "$TMP/help" || return 1
+    filter_help "$1" > "$TMP/help" || return 1
     sed -n 's/^  *\([A-Za-z0-9_]\+\)  *<.*/\1/p' "$TMP/help"
 }
 
@@ -76,7 +68,7 @@ graph() {
 # frames), checksums and statistics left out
 describe() {
     local n=$1 denoiser=$2 out=$3 f
-    timeout 300 "$FFMPEG" -nostdin -nostats -hide_banner -loglevel info $DEV \
+    FF_LOGLEVEL=info ff -t 300 -nostats $DEV \
         -f lavfi -i "testsrc2=s=32x24:r=25:sar=16/11,trim=end_frame=$n" \
         -vf "$(graph "$n" "$denoiser")" -f null - > /dev/null 2> "$TMP/err" || return 1
     for f in showinfo metadata; do
@@ -85,16 +77,11 @@ describe() {
     done > "$out"
 }
 
-fail() {
-    echo "FAIL $1"
-    FAILED=$((FAILED + 1))
-}
-
 # the references: the graphs without a denoiser
 for ((n = 1; n <= MAXN; n++)); do
     if ! describe $n "" "$TMP/ref$n"; then
-        echo "FAIL reference N=$n: ffmpeg failed:"
-        tail -n 3 "$TMP/err" | sed 's/^/    /'
+        fail "reference N=$n: ffmpeg failed:"
+        show_tail 3 "$TMP/err"
         exit 1
     fi
     frames=$(grep -c '^n: *[0-9]* pts:' "$TMP/ref$n")
@@ -102,11 +89,11 @@ for ((n = 1; n <= MAXN; n++)); do
     sars=$(grep -c '^n: .* sar:16/11 ' "$TMP/ref$n")
     if [ "$frames" != $n ] || [ "$tags" != $n ] || [ "$sars" != $n ] ||
        ! grep -q 'color_range:pc' "$TMP/ref$n"; then
-        echo "FAIL reference N=$n: $frames frames, $tags tags, $sars with SAR 16:11, or no colour properties"
+        fail "reference N=$n: $frames frames, $tags tags, $sars with SAR 16:11, or no colour properties"
         exit 1
     fi
 done
-echo "ok   references: N = 1..$MAXN, pts $(grep -o '^n: *[0-9]* pts: *[0-9]*' "$TMP/ref$MAXN" | sed 's/.*pts: *//' | tr '\n' ' ')"
+ok "references: N = 1..$MAXN, pts $(grep -o '^n: *[0-9]* pts: *[0-9]*' "$TMP/ref$MAXN" | sed 's/.*pts: *//' | tr '\n' ' ')"
 
 # check NAME DENOISER: every N
 check() {
@@ -125,7 +112,7 @@ check() {
             bad=1
         fi
     done
-    [ $bad -eq 0 ] && echo "ok   $name: N = 1..$MAXN, frames, pts and properties kept"
+    [ $bad -eq 0 ] && ok "$name: N = 1..$MAXN, frames, pts and properties kept"
 }
 
 for filter in bm3d_gpu nlmeans_gpu vbm3d_gpu; do
@@ -166,5 +153,4 @@ for filter in bm3d_gpu nlmeans_gpu vbm3d_gpu; do
     done
 done
 
-echo "frames.sh: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary frames.sh

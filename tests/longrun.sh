@@ -14,16 +14,11 @@
 #
 # A figure line per filter goes to stdout (doc/reliability.md has them).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "$0")/lib.sh"
 CLTRACE_SO=${CLTRACE_SO:-build/tests/cltrace.so}
 N=${N:-10000}
 WARMUP=${WARMUP:-200}
 RSS_BOUND_KB=${RSS_BOUND_KB:-8192}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILED=0
 CLTRACE_SO=$(cd "$(dirname "$CLTRACE_SO")" && pwd)/$(basename "$CLTRACE_SO")
 
 # run FILTER FRAMES TRACE: ffmpeg in the background, its RSS sampled into
@@ -75,19 +70,15 @@ for filter in nlmeans_gpu=sigma=10 "nlmeans_gpu=sigma=10:past=2:future=2" \
     growth=$((rss_max - rss_warm))
     echo "$filter: $long of $N frames in ${secs} s; RSS ${rss_warm} kB after warm-up, max ${rss_max} kB, end ${rss_end} kB (growth ${growth} kB, bound ${RSS_BOUND_KB}); OpenCL memory objects peak ${objs_long} (${bytes_long} bytes) over $N frames, ${objs_short} (${bytes_short} bytes) over $WARMUP"
     if [ "$long" != "$N" ] || [ "$short" != "$WARMUP" ]; then
-        echo "FAIL $filter: $long of $N and $short of $WARMUP frames out"
-        FAILED=$((FAILED + 1))
+        fail "$filter: $long of $N and $short of $WARMUP frames out"
     fi
     if [ "$growth" -gt "$RSS_BOUND_KB" ]; then
-        echo "FAIL $filter: resident memory grew by $growth kB after warm-up"
-        FAILED=$((FAILED + 1))
+        fail "$filter: resident memory grew by $growth kB after warm-up"
     fi
     if [ -z "$objs_long" ] || [ -z "$objs_short" ] || [ "$objs_long" = 0 ]; then
-        echo "FAIL $filter: no OpenCL memory trace (is $CLTRACE_SO built and preloaded?)"
-        FAILED=$((FAILED + 1))
+        fail "$filter: no OpenCL memory trace (is $CLTRACE_SO built and preloaded?)"
     elif [ "$objs_long" != "$objs_short" ] || [ "$bytes_long" != "$bytes_short" ]; then
-        echo "FAIL $filter: OpenCL memory objects grew with the run's length"
-        FAILED=$((FAILED + 1))
+        fail "$filter: OpenCL memory objects grew with the run's length"
     fi
 done
 echo "longrun: $FAILED failed"

@@ -20,17 +20,11 @@
 #
 # Uses ffmpeg_g (the same program with symbols) when it is beside FFMPEG.
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "$0")/lib.sh"
 CLFAULT_SO=${CLFAULT_SO:-build/tests/clfault.so}
-DEV="-init_hw_device opencl=ocl${OPENCL_DEVICE:+:$OPENCL_DEVICE} -filter_hw_device ocl"
-SUPP=$(cd "$(dirname "$0")" && pwd)/valgrind.supp
+SUPP=$TESTS/valgrind.supp
 FRAMES=5
 VG_ERROR=99
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-FAILED=0
-RUN=0
 
 command -v valgrind > /dev/null || { echo "valgrind: not installed"; exit 1; }
 [ -x "${FFMPEG}_g" ] && FFMPEG=${FFMPEG}_g
@@ -55,11 +49,6 @@ memcheck() {
         --errors-for-leak-kinds=definite --error-exitcode=$VG_ERROR \
         --suppressions="$SUPP" --num-callers=100 --log-file="$log" \
         "$FFMPEG" "$@" > "$out" 2> "$log.err"
-}
-
-fail() {
-    echo "FAIL $1"
-    FAILED=$((FAILED + 1))
 }
 
 # the first line of each kind of memcheck finding
@@ -101,7 +90,7 @@ expect_ok() {
     elif ! cmp -s "$TMP/vg" "$TMP/plain"; then
         fail "$1 $2: output differs from the run without valgrind"
     else
-        echo "ok   $1 $2: $frames frames, same bytes, $(leak_summary "$TMP/log")"
+        ok "$1 $2: $frames frames, same bytes, $(leak_summary "$TMP/log")"
     fi
 }
 
@@ -122,7 +111,7 @@ expect_error() {
     elif ! grep -Eq "$4" "$TMP/log.err"; then
         fail "$1 $3: no message matching '$4'"; tail -n 5 "$TMP/log.err"
     else
-        echo "ok   ${1:+$1 }$3: exit $rc, $(grep -Em1 "$4" "$TMP/log.err" | sed 's/^\[[^]]*\] //'), $(leak_summary "$TMP/log")"
+        ok "${1:+$1 }$3: exit $rc, $(grep -Em1 "$4" "$TMP/log.err" | sed 's/^\[[^]]*\] //'), $(leak_summary "$TMP/log")"
     fi
 }
 
@@ -140,5 +129,4 @@ expect_error image=6 yuv420p vbm3d_gpu=sigma=10 "refused|Failed to create|alloca
 SOFTWARE=1 expect_ok yuv420p vbm3d_gpu=sigma=10
 SOFTWARE=1 expect_error image=9 yuv420p nlmeans_gpu=sigma=10 "refused|Failed to create|allocate"
 
-echo "valgrind: $RUN cases, $FAILED failed"
-[ $FAILED -eq 0 ]
+summary valgrind

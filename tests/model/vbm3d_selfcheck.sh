@@ -38,7 +38,7 @@
 # License along with FFmpeg; if not, write to the Free Software
 # Foundation, Inc., 51 Franklin Street, Fifth Floor, Boston, MA 02110-1301 USA
 
-set -u
+. "$(dirname "$0")/../lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     echo "usage: $0 TOOLDIR [WORKDIR]" >&2
@@ -55,16 +55,15 @@ for t in vbm3d_ref bm3d_ref awgn cmpimg; do
 done
 mkdir -p "$WORK" || exit 2
 
-failures=0
 pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
 
 # Clean images: a smooth pattern plus edges, W x H, 1 or 3 channels, maxval
 # 255 or 65535; with SHIFT, frames 0 .. N - 1 of width W cut at x = i from
 # an image N - 1 columns wider (the scene moves one pixel left per frame).
 make_image() { # name width height channels maxval [frames]
-    "$PYTHON" - "$@" <<'EOF'
+    PYTHONPATH=$TESTS "$PYTHON" - "$@" <<'EOF'
 import math, sys
+from testlib.images import write_pnm, write_pnm16
 name, w, h, ch, maxval = sys.argv[1], *map(int, sys.argv[2:6])
 frames = int(sys.argv[6]) if len(sys.argv) > 6 else 0
 full = w + max(frames - 1, 0)
@@ -75,15 +74,11 @@ def sample(x, y, c):
     return max(0, min(maxval, int(v * maxval)))
 
 def write(path, x0):
-    data = bytearray()
-    for y in range(h):
-        for x in range(x0, x0 + w):
-            for c in range(ch):
-                v = sample(x, y, c)
-                data += bytes([v >> 8, v & 255]) if maxval > 255 else bytes([v])
-    with open(path, 'wb') as f:
-        f.write(b'P%d\n%d %d\n%d\n' % (5 if ch == 1 else 6, w, h, maxval))
-        f.write(bytes(data))
+    v = [sample(x, y, c) for y in range(h) for x in range(x0, x0 + w) for c in range(ch)]
+    if maxval > 255:
+        write_pnm16(path, w, h, v, ch)
+    else:
+        write_pnm(path, w, h, bytes(v), ch)
 
 if frames:
     for i in range(frames):
@@ -217,8 +212,8 @@ else
     fail "seq: $same frames as without the other frames"
 fi
 
-if [ $failures -ne 0 ]; then
-    echo "vbm3d_selfcheck: $failures check(s) failed (images in $WORK)"
+if [ $FAILED -ne 0 ]; then
+    echo "vbm3d_selfcheck: $FAILED check(s) failed (images in $WORK)"
     exit 1
 fi
 echo "vbm3d_selfcheck: all checks passed"
