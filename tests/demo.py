@@ -12,8 +12,12 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
-from common import FFmpeg, add_noise, prepare_clean, skimage_data_dir  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "quality"))
+from common import add_noise, prepare_clean, skimage_data_dir  # noqa: E402
+from testlib import ffmpeg  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
 
 
 def psnr_of(ff, path, clean):
@@ -28,10 +32,9 @@ def psnr_of(ff, path, clean):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ffmpeg", required=True)
+    ffmpeg.add_options(ap)
     ap.add_argument("--tools", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None)
     ap.add_argument("--sigma", type=float, default=20)
     ap.add_argument("--photo", default="astronaut")
     args = ap.parse_args()

@@ -12,8 +12,11 @@ Prints one line per test and exits non-zero if any checksum differs.
 import argparse
 import os
 import re
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ffmpeg  # noqa: E402
+from testlib.report import Tally  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MAK = os.path.join(ROOT, 'tests', 'fate', 'gpu-denoise.mak')
@@ -42,36 +45,29 @@ def tests():
         yield name, filt, size, fmt8, fmt, opts, int(frames), refs.get(name, name)
 
 
-def checksums(lines):
-    return [l.strip() for l in lines if l.strip() and not l.startswith('#')]
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--ffmpeg', required=True)
     ap.add_argument('--device', default='')
     ap.add_argument('--match', default='', help='only the tests whose name contains this')
     args = ap.parse_args()
-    dev = 'opencl=ocl' + (':' + args.device if args.device else '')
-    failed = 0
+    tally = Tally()
     cases = [c for c in tests() if args.match in c[0]]
+    tally.cases = len(cases)
     for name, filt, size, fmt8, fmt, opts, frames, ref in cases:
         graph = f'{source(size, fmt8, fmt, frames)},hwupload,{filt}={opts},hwdownload,format={fmt}'
-        cmd = [args.ffmpeg, '-nostdin', '-nostats', '-init_hw_device', dev,
-               '-filter_hw_device', 'ocl', '-lavfi', graph, '-frames:v', str(frames),
-               '-bitexact', '-f', 'framemd5', '-']
-        run = subprocess.run(cmd, capture_output=True, text=True)
-        expected = checksums(open(os.path.join(REFS, ref)))
-        got = checksums(run.stdout.splitlines())
-        if run.returncode == 0 and got == expected:
-            print(f'ok   {name}')
+        cmd = [args.ffmpeg, '-nostdin', '-nostats'] + ffmpeg.hw_args(args.device) + [
+               '-lavfi', graph, '-frames:v', str(frames), '-bitexact', '-f', 'framemd5', '-']
+        run = ffmpeg.run(cmd)
+        expected = ffmpeg.framemd5_lines(open(os.path.join(REFS, ref)))
+        got = ffmpeg.framemd5_lines(run.out.decode().splitlines())
+        if run.rc == 0 and got == expected:
+            tally.ok(name)
         else:
-            failed += 1
-            print(f'FAIL {name}: exit {run.returncode}, '
-                  f'{sum(a != b for a, b in zip(got, expected))} of {len(expected)} frames differ'
-                  + (f'\n{run.stderr[-2000:]}' if run.returncode else ''))
-    print(f'fate_md5: {len(cases)} cases, {failed} failed')
-    return 1 if failed or not cases else 0
+            tally.fail(f'{name}: exit {run.rc}, '
+                       f'{sum(a != b for a, b in zip(got, expected))} of {len(expected)} frames differ'
+                       + (f'\n{run.err[-2000:]}' if run.rc else ''))
+    return tally.summary('fate_md5') or (0 if cases else 1)
 
 
 if __name__ == '__main__':

@@ -31,14 +31,21 @@ Every case starts without the outputs of an earlier run.
 
 import argparse
 import os
-import re
 import shutil
 import struct
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "quality"))
-from common import FFmpeg, read_pnm, skimage_data_dir, write_pgm  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "quality"))
+from common import skimage_data_dir  # noqa: E402
+from testlib import ffmpeg  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import read_pnm, read_pnm16, write_pgm, write_pnm16, write_ppm  # noqa: E402
+from testlib.report import Tally  # noqa: E402
+from testlib.tmp import fresh_dir  # noqa: E402
+from testlib.tools import awgn, cmpimg  # noqa: E402
 
 BM3D_CASES = [
     # planes smaller than a block, filtered padded to 8x8
@@ -199,10 +206,7 @@ def model_args(filt, opts, bits):
 def compare(tools, gpu, ref, bits, filt):
     """cmpimg's report line, and whether it is within the tolerance of the
     filter (none for bm3d_gpu and vbm3d_gpu)."""
-    p = subprocess.run([os.path.join(tools, "cmpimg"), gpu, ref],
-                       stdout=subprocess.PIPE, check=True)
-    line = p.stdout.decode().strip()
-    fields = dict(kv.split("=", 1) for kv in line.split())
+    line, fields = cmpimg(tools, gpu, ref)
     maxdiff = int(fields["maxdiff"])
     ndiff, total = (int(x) for x in fields["differing"].split("/"))
     if filt in ("bm3d_gpu", "vbm3d_gpu"):
@@ -247,16 +251,13 @@ def run_vbm3d_model(args, opts, bits, noisy, out_pattern):
                    noisy + ["-o", out_pattern], check=True)
 
 
-def sequence_case(ff, args, photo, filt, i, case):
+def sequence_case(ff, args, tally, photo, filt, i, case):
     """One sequence: a crop moving by (1, 1/2) sample per frame, noisy with
     a seed per frame, through the filter and its model; every output frame
-    compared. Returns (runs, failures)."""
+    compared, a run each."""
     w, h, n, bits, opts = case
     crop_fmt, fmt, ext = FORMATS[bits]
-    work = os.path.join(args.work, "%s-%d" % (filt, i))
-    # nothing of an earlier run may stand in for this one's output
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    work = fresh_dir(os.path.join(args.work, "%s-%d" % (filt, i)))
     ff.run(["-loop", "1", "-i", photo, "-vf",
             "crop=%d:%d:'200+n':'100+n/2',format=%s" % (w, h, crop_fmt),
             "-frames:v", str(n), "-start_number", "0", "-y",
@@ -264,31 +265,26 @@ def sequence_case(ff, args, photo, filt, i, case):
     noisy = []
     for t in range(n):
         noisy.append(os.path.join(work, "noisy-%02d.%s" % (t, ext)))
-        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
-                        str(1000 * i + t + 1), os.path.join(work, "clean-%02d.%s" % (t, ext)),
-                        noisy[-1]], check=True)
+        awgn(args.tools, os.path.join(work, "clean-%02d.%s" % (t, ext)), noisy[-1], 20,
+             1000 * i + t + 1)
     model = run_vbm3d_model if filt == "vbm3d_gpu" else run_nlmeans_model
     model(args, opts, bits, noisy, os.path.join(work, "model-%02d." + ext))
     ff.run(ff.hw_args() + ["-start_number", "0", "-i", os.path.join(work, "noisy-%02d." + ext),
                            "-vf", "format=%s,hwupload,%s=%s,hwdownload,format=%s"
                            % (fmt, filt, opts, fmt), "-start_number", "0", "-y",
                            os.path.join(work, "gpu-%02d." + ext)])
-    failed = 0
+    tally.cases += n
     for t in range(n):
         gpu = os.path.join(work, "gpu-%02d.%s" % (t, ext))
         if not os.path.exists(gpu):
-            print("FAIL %-11s %3dx%-3d %-5s %-44s frame %d missing" % (filt, w, h, bits, opts, t))
-            failed += 1
+            tally.fail("%-11s %3dx%-3d %-5s %-44s frame %d missing" % (filt, w, h, bits, opts, t))
             continue
         line, ok = compare(args.tools, gpu, os.path.join(work, "model-%02d.%s" % (t, ext)),
                            bits, filt)
-        failed += not ok
-        print("%s %-11s %3dx%-3d %-5s %-44s frame %d/%d %s" % (
-            "ok  " if ok else "FAIL", filt, w, h, bits, opts, t, n, line))
+        tally.result(ok, "%-11s %3dx%-3d %-5s %-44s frame %d/%d %s" % (
+            filt, w, h, bits, opts, t, n, line))
     if os.path.exists(os.path.join(work, "gpu-%02d.%s" % (n, ext))):
-        print("FAIL %s: more output frames than input frames" % filt)
-        failed += 1
-    return n, failed
+        tally.fail("%s: more output frames than input frames" % filt)
 
 
 # Subsampled YUV, plane by plane: (width, height, format, filter options).
@@ -328,14 +324,11 @@ def plane_options(filt, opts, plane):
     return ":".join("%s=%s" % i for i in kv.items()), bool(planes & (1 << plane))
 
 
-def subsampled_case(ff, args, photo, i, case):
-    """One 4:2:0 or 4:2:2 case: each plane against its model. Returns
-    (runs, failures)."""
+def subsampled_case(ff, args, tally, photo, i, case):
+    """One 4:2:0 or 4:2:2 case: each plane against its model, a run each."""
     filt, w, h, fmt, opts = case
     model = "nlmeans_ref" if filt == "nlmeans_gpu" else "bm3d_ref"
-    work = os.path.join(args.work, "subsampled-%d" % i)
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    work = fresh_dir(os.path.join(args.work, "subsampled-%d" % i))
     sx, sy = SUBSAMPLING[fmt]
     sizes = [(w, h)] + [(-(-w >> sx), -(-h >> sy))] * 2
     clean = ff.run(["-i", photo, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, fmt),
@@ -346,12 +339,10 @@ def subsampled_case(ff, args, photo, i, case):
         write_pgm(src, pw, ph, clean[pos:pos + pw * ph])
         pos += pw * ph
         noisy.append(os.path.join(work, "noisy-%d.pgm" % c))
-        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed",
-                        str(5000 + 10 * i + c), src, noisy[-1]], check=True)
+        awgn(args.tools, src, noisy[-1], 20, 5000 + 10 * i + c)
     frame = b"".join(read_pnm(n)[3] for n in noisy)
     out = ff.filter_raw(frame, fmt, w, h, "hwupload,%s=%s,hwdownload,format=%s"
                         % (filt, opts, fmt), opencl=True)
-    runs = failed = 0
     pos = 0
     for c, (pw, ph) in enumerate(sizes):
         gpu = os.path.join(work, "gpu-%d.pgm" % c)
@@ -365,17 +356,9 @@ def subsampled_case(ff, args, photo, i, case):
         else:
             shutil.copy(noisy[c], ref)
         line, ok = compare(args.tools, gpu, ref, 8, filt)
-        failed += not ok
-        runs += 1
-        print("%s %-11s %3dx%-3d %-7s %-36s plane %d %s" % (
-            "ok  " if ok else "FAIL", filt, w, h, fmt, opts, c, line))
-    return runs, failed
-
-
-def write_ppm(path, width, height, data):
-    with open(path, "wb") as f:
-        f.write(b"P6\n%d %d\n255\n" % (width, height))
-        f.write(data)
+        tally.cases += 1
+        tally.result(ok, "%-11s %3dx%-3d %-7s %-36s plane %d %s" % (
+            filt, w, h, fmt, opts, c, line))
 
 
 def filter_yuv444p(ff, src, chain, dst):
@@ -391,54 +374,32 @@ def filter_yuv444p(ff, src, chain, dst):
     write_ppm(dst, w, h, bytes(interleaved))
 
 
-def read_ppm16(path):
-    """A 16-bit binary PPM: (width, height, interleaved R, G, B samples)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    m = re.match(rb"P6\s+(\d+)\s+(\d+)\s+65535\s", data)
-    if not m:
-        sys.exit("%s: not a 16-bit binary PPM" % path)
-    w, h = int(m.group(1)), int(m.group(2))
-    return w, h, list(struct.unpack(">%dH" % (3 * w * h), data[m.end():m.end() + 6 * w * h]))
-
-
-def write_ppm16(path, width, height, samples):
-    with open(path, "wb") as f:
-        f.write(b"P6\n%d %d\n65535\n" % (width, height))
-        f.write(struct.pack(">%dH" % len(samples), *samples))
-
-
 def clear_low_bits(path, shift):
     """The samples of a 16-bit PPM with their 'shift' low bits cleared: valid
     samples of a format that keeps 16 - shift bits in the high bits."""
-    w, h, v = read_ppm16(path)
-    write_ppm16(path, w, h, [x & ~((1 << shift) - 1) for x in v])
+    w, h, c, v = read_pnm16(path)
+    write_pnm16(path, w, h, [x & ~((1 << shift) - 1) for x in v], c)
 
 
 def filter_msb(ff, src, chain, dst, fmt):
     """Run 'chain' on the 16-bit PPM src as raw gbrp10msb or gbrp12msb
     planes (G, B, R, samples in the high bits, no conversion) and write the
     output the same way, as the PPM dst."""
-    w, h, v = read_ppm16(src)
+    w, h, _, v = read_pnm16(src)
     n = w * h
     raw = b"".join(struct.pack("<%dH" % n, *v[c::3]) for c in (1, 2, 0))
     out = struct.unpack("<%dH" % (3 * n), ff.filter_raw(raw, fmt, w, h, chain, opencl=True))
     rgb = [0] * (3 * n)
     for c, plane in zip((1, 2, 0), range(3)):
         rgb[c::3] = out[plane * n:(plane + 1) * n]
-    write_ppm16(dst, w, h, rgb)
-
-
-def has_pix_fmt(ff, name):
-    return re.search(r"\s%s\s" % name, ff.run(["-hide_banner", "-pix_fmts"]).decode()) is not None
+    write_pnm16(dst, w, h, rgb, 3)
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--ffmpeg", required=True)
+    ffmpeg.add_options(ap)
     ap.add_argument("--tools", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None)
     ap.add_argument("--match", default="",
                     help="run only the cases whose filter, format or options contain this")
     args = ap.parse_args()
@@ -447,14 +408,14 @@ def main():
     ff = FFmpeg(args.ffmpeg, args.device)
     camera = os.path.join(skimage_data_dir(args.work), "camera.png")
     astronaut = os.path.join(skimage_data_dir(args.work), "astronaut.png")
-    failed = runs = 0
+    tally = Tally()
     cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES] + \
             [("bm3d_gpu", "bm3d_ref") + c for c in BM3D_CASES]
     for i, (filt, model, w, h, bits, opts) in enumerate(cases):
         if args.match not in "%s %s %s" % (filt, bits, opts):
             continue
         crop_fmt, fmt, ext = FORMATS[bits]
-        if bits in MSB_SHIFT and not has_pix_fmt(ff, fmt):
+        if bits in MSB_SHIFT and not ff.has_pix_fmt(fmt):
             print("skip %-11s %3dx%-3d %-5s %s: this FFmpeg has no %s" % (filt, w, h, bits, opts, fmt))
             continue
         photo = camera if ext == "pgm" else astronaut
@@ -464,8 +425,7 @@ def main():
         ref = os.path.join(args.work, "model-%d.%s" % (i, ext))
         ff.run(["-i", photo, "-vf", "crop=%d:%d:200:100,format=%s" % (w, h, crop_fmt),
                 "-frames:v", "1", "-update", "1", "-y", clean])
-        subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", "20", "-seed", str(i + 1),
-                        clean, noisy], check=True)
+        awgn(args.tools, clean, noisy, 20, i + 1)
         if bits in MSB_SHIFT:
             clear_low_bits(noisy, MSB_SHIFT[bits])
         subprocess.run([os.path.join(args.tools, model)] + model_args(filt, opts, bits) +
@@ -483,27 +443,21 @@ def main():
             else:
                 ff.run(ff.hw_args() + ["-i", noisy, "-vf", chain, "-update", "1", "-y", gpu])
             line, ok = compare(args.tools, gpu, ref, bits, filt)
-            failed += not ok
-            runs += 1
-            print("%s %-11s %3dx%-3d %-5s %-44s %-6s %s" % ("ok  " if ok else "FAIL", filt, w, h,
-                                                            bits, opts, search, line))
+            tally.cases += 1
+            tally.result(ok, "%-11s %3dx%-3d %-5s %-44s %-6s %s" % (filt, w, h, bits, opts,
+                                                                   search, line))
     for i, case in enumerate(SUBSAMPLED_CASES):
         if args.match not in "%s %s %s" % (case[0], case[3], case[4]):
             continue
-        n, f = subsampled_case(ff, args, astronaut, i, case)
-        runs += n
-        failed += f
+        subsampled_case(ff, args, tally, astronaut, i, case)
     sequences = [("vbm3d_gpu", c) for c in VBM3D_CASES] + \
                 [("nlmeans_gpu", c) for c in NLMEANS_VIDEO_CASES]
     for i, (filt, case) in enumerate(sequences):
         if args.match not in "%s %s %s" % (filt, case[3], case[4]):
             continue
         photo = camera if FORMATS[case[3]][2] == "pgm" else astronaut
-        n, f = sequence_case(ff, args, photo, filt, i, case)
-        runs += n
-        failed += f
-    print("golden model: %d runs, %d failed" % (runs, failed))
-    sys.exit(1 if failed else 0)
+        sequence_case(ff, args, tally, photo, filt, i, case)
+    sys.exit(tally.summary("golden model", "runs"))
 
 
 if __name__ == "__main__":

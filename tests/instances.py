@@ -18,19 +18,21 @@ The input: N (default 7) noisy 48x32 yuv420p testsrc2 frames. The outputs
 are framemd5 lists; each must have N frames, and equal the one of the
 denoiser run alone.
 
-Usage: instances.py [--ffmpeg PATH] [--device P.D] [--frames N]
+Usage: instances.py [--ffmpeg PATH] [--device P.D] [--frames N] [--work DIR]
+                    [--keep]
 Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
 Standard library only.
 """
 
 import argparse
 import os
-import re
 import shlex
-import shutil
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ffmpeg  # noqa: E402
+from testlib.report import Tally, log  # noqa: E402
+from testlib.tmp import add_work_options, work_dir  # noqa: E402
 
 NLM = "nlmeans_gpu=sigma=15:past=1:future=2"
 BM3D = "bm3d_gpu=sigma=15"
@@ -39,42 +41,28 @@ VBM3D = "vbm3d_gpu=sigma=15:past=2:future=2"
 FMT = "yuv420p"
 
 
-def log(msg=""):
-    print(msg, flush=True)
-
-
 class Test:
-    def __init__(self, args):
+    def __init__(self, args, tmp):
         self.args = args
-        self.dev = ["-init_hw_device",
-                    "opencl=gpu" + (":" + args.device if args.device else ""),
-                    "-filter_hw_device", "gpu"]
+        self.dev = ffmpeg.hw_args(args.device, "gpu")
         self.src = ("testsrc2=s=48x32:r=25,trim=end_frame=%d,"
                     "noise=alls=20:allf=t,format=%s" % (args.frames, FMT))
-        self.tmp = tempfile.mkdtemp(prefix="instances.")
-        self.failed = self.cases = 0
+        self.tmp = tmp
+        self.tally = Tally()
         self.solo = {}
 
     def ffmpeg(self, argv):
-        cmd = [self.args.ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error",
-               "-y"] + self.dev + argv
-        try:
-            p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                               universal_newlines=True, timeout=300)
-        except subprocess.TimeoutExpired:
+        cmd = [self.args.ffmpeg] + ffmpeg.QUIET + ["-y"] + self.dev + argv
+        r = ffmpeg.run(cmd, timeout=300, stdout=False)
+        if r.timed_out:
             return cmd, "timed out"
-        if p.returncode:
-            return cmd, "exit %d: %s" % (p.returncode, p.stderr.strip()[-500:])
+        if r.rc:
+            return cmd, "exit %d: %s" % (r.rc, r.err.strip()[-500:])
         return cmd, None
 
     def frames(self, path):
         """The (pts, duration, size, md5) of each frame of a framemd5 file."""
-        try:
-            with open(path) as f:
-                rows = [l.strip() for l in f if l.strip() and not l.startswith("#")]
-        except OSError:
-            return None
-        return [tuple(c.strip() for c in r.split(",")[2:]) for r in rows]
+        return ffmpeg.framemd5_frames(path)
 
     def out(self, name):
         return os.path.join(self.tmp, name + ".framemd5")
@@ -93,7 +81,7 @@ class Test:
 
     def check(self, name, cmd, err, outputs):
         """outputs: [(file, solo key)]"""
-        self.cases += 1
+        self.tally.cases += 1
         problems = []
         if err:
             problems.append("ffmpeg failed: %s" % err)
@@ -108,23 +96,20 @@ class Test:
                 k = [i for i in range(len(got)) if got[i] != want[i]][0]
                 problems.append("%s: frame %d is %s, alone %s" % (key, k, got[k], want[k]))
         if problems:
-            self.failed += 1
-            log("FAIL %s: %s\n    %s" % (name, "; ".join(problems), shlex.join(cmd)))
+            self.tally.fail("%s: %s\n    %s" % (name, "; ".join(problems), shlex.join(cmd)))
         else:
-            log("ok   %s: %s" % (name, ", ".join(
+            self.tally.ok("%s: %s" % (name, ", ".join(
                 "%s %d frames as alone" % (key, self.args.frames) for _, key in outputs)))
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ffmpeg", default=os.environ.get("FFMPEG", "build/ffmpeg/ffmpeg"))
-    ap.add_argument("--device", default=os.environ.get("OPENCL_DEVICE", ""))
+    ffmpeg.add_options(ap, from_env=True)
     ap.add_argument("--frames", type=int, default=7)
-    t = Test(ap.parse_args())
-    try:
-        return run(t)
-    finally:
-        shutil.rmtree(t.tmp)
+    add_work_options(ap)
+    args = ap.parse_args()
+    with work_dir(args.work, "instances.", args.keep) as tmp:
+        return run(Test(args, tmp))
 
 
 def run(t):
@@ -185,8 +170,7 @@ def run(t):
     t.check("two graphs (two -filter_complex)", cmd, err,
             [(o("fc-a"), "bm3d"), (o("fc-b"), "vbm3d")])
 
-    log("instances.py: %d cases, %d failed" % (t.cases, t.failed))
-    return 1 if t.failed else 0
+    return t.tally.summary("instances.py")
 
 
 if __name__ == "__main__":

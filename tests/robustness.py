@@ -51,15 +51,18 @@ Standard library only.
 """
 
 import argparse
-import array
 import concurrent.futures
 import os
 import random
 import re
 import shlex
-import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ffmpeg as tl  # noqa: E402
+from testlib.images import samples as raw_samples  # noqa: E402
+from testlib.report import log  # noqa: E402
 
 FILTERS = ["nlmeans_gpu", "bm3d_gpu", "vbm3d_gpu"]
 DEFAULT_SEED = 1905
@@ -73,10 +76,6 @@ SKIP_OPTIONS = {"enable", "device"}
 
 OPT_RE = re.compile(r"^   ([A-Za-z0-9_]+)\s+<(\w+)>\s+(\S+)\s?(.*)$")
 CONST_RE = re.compile(r"^     ([A-Za-z0-9_]+)\s+(-?\d+)\s+\S+")
-
-
-def log(msg=""):
-    print(msg, flush=True)
 
 
 # ---------------------------------------------------------------------------
@@ -106,13 +105,11 @@ def number(text):
 def filter_options(ffmpeg, name):
     """The options of filter NAME: [Option]; exits when the filter is
     missing or a numeric option has no parsable range."""
-    p = subprocess.run([ffmpeg, "-hide_banner", "-h", "filter=" + name],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
-    if not re.search(r"^Filter %s$" % re.escape(name), p.stdout, re.M):
+    text = tl.filter_help(ffmpeg, name)
+    if text is None:
         sys.exit("FAIL %s: no such filter in %s" % (name, ffmpeg))
     opts, cur = [], None
-    for line in p.stdout.splitlines():
+    for line in text.splitlines():
         m = OPT_RE.match(line)
         if m:
             oname, typ, flags, desc = m.groups()
@@ -137,15 +134,14 @@ def filter_options(ffmpeg, name):
 
 def supported_formats(ffmpeg, dev, name):
     """The formats filter NAME accepts: those it lists when it refuses rgba."""
-    cmd = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev + [
+    cmd = [ffmpeg] + tl.QUIET + dev + [
         "-f", "lavfi", "-i", "testsrc2=s=16x16:r=25,trim=end_frame=1,format=rgba",
         "-vf", "hwupload,%s,hwdownload,format=rgba" % name, "-f", "null", "-"]
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                       universal_newlines=True, timeout=120)
-    m = re.search(r"Supported formats: ([^\n]*)\.", p.stderr)
-    if p.returncode == 0 or not m:
+    p = tl.run(cmd, timeout=120, stdout=False)
+    m = re.search(r"Supported formats: ([^\n]*)\.", p.err)
+    if p.rc == 0 or not m:
         sys.exit("FAIL %s: rgba not refused with the list of supported formats:\n%s\n%s"
-                 % (name, shlex.join(cmd), p.stderr[-2000:]))
+                 % (name, shlex.join(cmd), p.err[-2000:]))
     return [f.strip() for f in m.group(1).split(",")]
 
 
@@ -525,13 +521,7 @@ def describe(c):
 
 
 def samples(data, lay):
-    if lay.bytes == 1:
-        return data
-    a = array.array("H")
-    a.frombytes(data)
-    if sys.byteorder != "little":
-        a.byteswap()
-    return a
+    return raw_samples(data, lay.bytes)
 
 
 
@@ -637,9 +627,6 @@ def check_output(c, lay, out, ref):
     return None
 
 
-ASSERT_RE = re.compile(r"Assertion .* failed at ")
-
-
 def filter_errors(c, err):
     """Error lines logged by the filter instance itself, bar libavfilter's
     generic ones."""
@@ -655,15 +642,10 @@ def filter_errors(c, err):
 def classify(c, lay, p, out, ref):
     """(outcome, detail): outcome is ok, refused, rejected-option,
     refused-upload or FAIL."""
-    err = p["stderr"]
-    if p["timeout"]:
-        return "FAIL", "timed out after %d s" % p["timeout"]
-    rc = p["rc"]
-    if rc < 0:
-        return "FAIL", "killed by signal %d" % -rc
-    m = ASSERT_RE.search(err)
-    if m:
-        return "FAIL", "assertion on stderr: %s" % err[m.start():m.start() + 200].splitlines()[0]
+    err, rc = p.err, p.rc
+    kind, detail = tl.classify(p)
+    if kind in ("timeout", "signal", "report"):
+        return "FAIL", detail
     if rc == 0:
         if c.expect == "fail":
             return "FAIL", "%s=%s accepted" % (c.bad_option, c.values[c.bad_option])
@@ -691,20 +673,6 @@ def classify(c, lay, p, out, ref):
     return "FAIL", "exit %d without an error from %s" % (rc, c.filter)
 
 
-def run(cmd, timeout):
-    t0 = time.time()
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           timeout=timeout)
-        return {"rc": p.returncode, "out": p.stdout,
-                "stderr": p.stderr.decode("utf-8", "replace"), "timeout": 0,
-                "time": time.time() - t0}
-    except subprocess.TimeoutExpired as e:
-        return {"rc": -9, "out": e.stdout or b"",
-                "stderr": (e.stderr or b"").decode("utf-8", "replace"),
-                "timeout": timeout, "time": time.time() - t0}
-
-
 def normalise(msg):
     """A refusal message without its numbers, to count the kinds."""
     return re.sub(r"-?\d+(\.\d+)?", "N", msg)[:90]
@@ -712,8 +680,7 @@ def normalise(msg):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ffmpeg", default=os.environ.get("FFMPEG", "build/ffmpeg/ffmpeg"))
-    ap.add_argument("--device", default=os.environ.get("OPENCL_DEVICE", ""))
+    tl.add_options(ap, from_env=True)
     ap.add_argument("--seed", default=str(DEFAULT_SEED))
     ap.add_argument("--cases", type=int, default=DEFAULT_CASES)
     ap.add_argument("--short", action="store_true",
@@ -732,8 +699,7 @@ def main():
         args.cases = SHORT_CASES
 
     t_start = time.time()
-    dev = ["-init_hw_device", "opencl=gpu" + (":" + args.device if args.device else ""),
-           "-filter_hw_device", "gpu"]
+    dev = tl.hw_args(args.device, "gpu")
     options = {f: filter_options(args.ffmpeg, f) for f in FILTERS}
     for f in FILTERS:
         log("%s options: %s" % (f, " ".join(o.name for o in options[f])))
@@ -761,31 +727,31 @@ def main():
             return e
         lay = formats[c.fmt]
         ref_cmd, cmd = commands(args.ffmpeg, dev, c)
-        r = run(ref_cmd, args.timeout)
-        if r["rc"] != 0:
+        r = tl.run(ref_cmd, args.timeout)
+        if r.rc != 0:
             return (c, lay, "FAIL", "the input alone failed: %s"
-                    % r["stderr"].strip()[-300:], ref_cmd, r)
-        p = run(cmd, args.timeout)
-        outcome, detail = classify(c, lay, p, p["out"], r["out"])
+                    % r.err.strip()[-300:], ref_cmd, r)
+        p = tl.run(cmd, args.timeout)
+        outcome, detail = classify(c, lay, p, p.out, r.out)
         # the frames are checked: keep only what the summary needs
-        p["out"] = b""
+        p.out = b""
         return (c, lay, outcome, detail, cmd, p)
 
     def record(k, res):
         c, lay, outcome, detail, cmd, p = res
         counts[c.filter][outcome] = counts[c.filter].get(outcome, 0) + 1
-        times.append((p["time"], k))
+        times.append((p.time, k))
         if outcome in ("refused", "rejected-option", "refused-upload"):
             key = (c.filter, outcome, normalise(detail))
             kinds[key] = kinds.get(key, 0) + 1
         line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
-                                        describe(c), p["time"],
+                                        describe(c), p.time,
                                         ": %s %s" % (outcome, detail) if outcome != "ok" else "")
         if outcome == "FAIL":
-            failures.append((c, detail, cmd, p["stderr"]))
+            failures.append((c, detail, cmd, p.err))
             log(line)
             log("    reproduce: %s" % shlex.join(cmd))
-            for l in p["stderr"].strip().splitlines()[-6:]:
+            for l in p.err.strip().splitlines()[-6:]:
                 log("    | %s" % l)
         elif args.verbose:
             log(line)

@@ -28,6 +28,7 @@ FFmpeg 8.0, setpts cleared them, and 5.1's frames have none: there they are
 not compared.
 
 Usage: sidedata.py [--ffmpeg PATH] [--device P.D] [--ns 1,2,3,5,9,12]
+                   [--work DIR] [--keep]
 Environment: FFMPEG and OPENCL_DEVICE, as for the other tests.
 Standard library only.
 """
@@ -36,19 +37,18 @@ import argparse
 import os
 import re
 import shlex
-import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testlib import ffmpeg  # noqa: E402
+from testlib.report import Tally, log  # noqa: E402
+from testlib.tmp import add_work_options, work_dir  # noqa: E402
 
 WINDOWS = ["0/0", "1/1", "4/4", "2/0c", "0/3"]
 W, H = 32, 24
-
-
-def log(msg=""):
-    print(msg, flush=True)
 
 
 def chunk(tag, data):
@@ -81,13 +81,6 @@ def write_png(path, n):
     data += chunk(b"IEND", b"")
     with open(path, "wb") as f:
         f.write(data)
-
-
-def has_filter(ffmpeg, name):
-    p = subprocess.run([ffmpeg, "-hide_banner", "-h", "filter=" + name],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True)
-    return re.search(r"^Filter %s$" % name, p.stdout, re.M) is not None
 
 
 # FRAMES=software: software frames into the denoisers, which upload and
@@ -124,21 +117,19 @@ def describe(args, dev, tmp, n, denoiser, setsar):
         "-framerate", "25",
         "-i", os.path.join(tmp, "f%03d.png"), "-vf", graph(n, denoiser, setsar),
         "-f", "null", "-"]
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           universal_newlines=True, timeout=300)
-    except subprocess.TimeoutExpired:
+    p = ffmpeg.run(cmd, timeout=300, stdout=False)
+    if p.timed_out:
         return None, cmd, "timed out"
-    if p.returncode != 0:
-        return None, cmd, p.stderr
+    if p.rc != 0:
+        return None, cmd, p.err
     lines = []
     for f in ("showinfo", "metadata"):
         pre = re.compile(r"^\[Parsed_%s_\d+ @ [^]]*\] ?(.*)$" % f)
-        for line in p.stderr.splitlines():
+        for line in p.err.splitlines():
             m = pre.match(line)
             if m and not m.group(1).startswith("config "):
                 lines.append(re.sub(r" +", " ", DROP.sub("", m.group(1))))
-    return lines, cmd, p.stderr
+    return lines, cmd, p.err
 
 
 def check_reference(lines, n, sar, durations, side_data):
@@ -166,24 +157,20 @@ def check_reference(lines, n, sar, durations, side_data):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--ffmpeg", default=os.environ.get("FFMPEG", "build/ffmpeg/ffmpeg"))
-    ap.add_argument("--device", default=os.environ.get("OPENCL_DEVICE", ""))
+    ffmpeg.add_options(ap, from_env=True)
     ap.add_argument("--ns", default="1,2,3,5,9,12")
+    add_work_options(ap)
     args = ap.parse_args()
     ns = [int(v) for v in args.ns.split(",")]
-    dev = ["-init_hw_device", "opencl=gpu" + (":" + args.device if args.device else ""),
-           "-filter_hw_device", "gpu"]
-    tmp = tempfile.mkdtemp(prefix="sidedata.")
-    try:
+    dev = ffmpeg.hw_args(args.device, "gpu")
+    with work_dir(args.work, "sidedata.", args.keep) as tmp:
         return run(args, dev, tmp, ns)
-    finally:
-        shutil.rmtree(tmp)
 
 
 def run(args, dev, tmp, ns):
     for k in range(max(ns)):
         write_png(os.path.join(tmp, "f%03d.png" % k), k)
-    setsar = has_filter(args.ffmpeg, "setsar")
+    setsar = ffmpeg.has_filter(args.ffmpeg, "setsar")
     sar = "64/45" if setsar else "16/11"
     if not setsar:
         log("note: no setsar in this ffmpeg; the SAR is the PNG frames' 16:11 only")
@@ -217,16 +204,17 @@ def run(args, dev, tmp, ns):
         log("note: this ffmpeg's setpts clears the frames' durations (or they have none): "
             "not compared")
 
+    tally = Tally()
     refs = {}
     for n in ns:
         lines, cmd, err = describe(args, dev, tmp, n, "", setsar)
         why = "ffmpeg failed: %s" % err.strip()[-400:] if lines is None else \
             check_reference(lines, n, sar, durations, side_data)
         if why:
-            log("FAIL reference N=%d: %s\n    %s" % (n, why, shlex.join(cmd)))
+            tally.fail("reference N=%d: %s\n    %s" % (n, why, shlex.join(cmd)))
             return 1
         refs[n] = lines
-    log("ok   references: N = %s, SAR %s, duration %s, %s, metadata"
+    tally.ok("references: N = %s, SAR %s, duration %s, %s, metadata"
         % (",".join(map(str, ns)), sar, "40" if durations else "not compared",
            ", ".join(side_data).replace("stereo 3D", "stereo 3D on odd frames")))
 
@@ -239,31 +227,26 @@ def run(args, dev, tmp, ns):
                 opts += ":causal=1"
             configs.append((f, "%s=%s" % (f, opts)))
 
-    failed = cases = 0
     for name, denoiser in configs:
-        bad = 0
+        failed = tally.failed
         for n in ns:
-            cases += 1
+            tally.cases += 1
             lines, cmd, err = describe(args, dev, tmp, n, denoiser, setsar)
             if lines is None:
-                log("FAIL %s N=%d: ffmpeg failed: %s\n    %s" % (
+                tally.fail("%s N=%d: ffmpeg failed: %s\n    %s" % (
                     denoiser, n, err.strip().splitlines()[-1:] or "", shlex.join(cmd)))
-                bad += 1
                 continue
             if lines != refs[n]:
                 diff = [(a, b) for a, b in zip(refs[n], lines) if a != b]
-                log("FAIL %s N=%d: %d lines, %d in the reference; first difference:"
-                    % (denoiser, n, len(lines), len(refs[n])))
+                tally.fail("%s N=%d: %d lines, %d in the reference; first difference:"
+                           % (denoiser, n, len(lines), len(refs[n])))
                 if diff:
                     log("    want %s\n    got  %s" % diff[0])
                 log("    %s" % shlex.join(cmd))
-                bad += 1
-        failed += bad
-        if not bad:
-            log("ok   %s: N = %s, durations, SAR, side data and metadata kept"
-                % (denoiser, ",".join(map(str, ns))))
-    log("sidedata.py: %d cases, %d failed" % (cases, failed))
-    return 1 if failed else 0
+        if tally.failed == failed:
+            tally.ok("%s: N = %s, durations, SAR, side data and metadata kept"
+                     % (denoiser, ",".join(map(str, ns))))
+    return tally.summary("sidedata.py")
 
 
 if __name__ == "__main__":
