@@ -19,10 +19,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
-                    prepare_clean, psnr, read_pnm, search_choice, search_parameter,
-                    skimage_data_dir)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from common import (PHOTOS, add_options, crops, noisy_crops, noisy_yuv_crop,  # noqa: E402
+                    search_choice, search_parameter, skimage_data_dir)
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import luma_chroma_psnr, mean_psnr  # noqa: E402
+from testlib.report import finish, log  # noqa: E402
 
 COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 MARGIN_REF = 0.5
@@ -53,14 +57,10 @@ def search_peer(run, sigma, factors, with_range, refinements=2):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ffmpeg", required=True)
-    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    add_options(ap)
     ap.add_argument("--size", type=int, default=256, help="crop size")
     ap.add_argument("--sigmas", default="10,20,40")
     ap.add_argument("--photos", default=",".join(PHOTOS))
-    ap.add_argument("--report", default=None, help="write the table here (markdown)")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -69,16 +69,14 @@ def main():
     size = args.size
     fsize = size * size
     data = skimage_data_dir(args.work)
-    clean_paths = prepare_clean(ff, data, args.work, names, size, "gray")
-    clean = [read_pnm(p)[3] for p in clean_paths]
+    clean_paths, clean = crops(ff, data, args.work, names, size)
     sigmas = [float(s) for s in args.sigmas.split(",")]
 
     rows = []
     failures = []
     t_start = time.time()
     for sigma in sigmas:
-        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 1000 * int(sigma) + i, args.work))[3]
-                         for i, p in enumerate(clean_paths))
+        noisy = noisy_crops(args.tools, clean_paths, sigma, 1000 * int(sigma), args.work)
 
         def ours(opts):
             out = ff.filter_raw(noisy, "gray", size, size,
@@ -124,12 +122,10 @@ def main():
 
     # colour: joint grouping (CBM3D, opponent colours) against per-plane
     colour_names = [n for n in names if n in COLOUR_PHOTOS]
-    colour_paths = prepare_clean(ff, data, args.work, colour_names, size, "rgb24")
-    colour_clean = [read_pnm(p)[3] for p in colour_paths]
+    colour_paths, colour_clean = crops(ff, data, args.work, colour_names, size, "rgb24")
     colour_rows = []
     for sigma in sigmas:
-        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 2000 * int(sigma) + i, args.work))[3]
-                         for i, p in enumerate(colour_paths))
+        noisy = noisy_crops(args.tools, colour_paths, sigma, 2000 * int(sigma), args.work)
 
         def colour(opts):
             out = ff.filter_raw(noisy, "rgb24", size, size,
@@ -165,19 +161,15 @@ def main():
     # strategy); measured on luma and chroma apart
     yuv_rows = []
     for sigma in sigmas:
-        pairs = [noisy_yuv420p(ff, args.tools, os.path.join(data, n + ".png"), size, sigma,
-                               3000 * int(sigma) + 3 * i, args.work)
+        pairs = [noisy_yuv_crop(ff, args.tools, os.path.join(data, n + ".png"), size, sigma,
+                                3000 * int(sigma) + 3 * i, args.work)
                  for i, n in enumerate(colour_names)]
         clean_yuv = b"".join(c for c, _ in pairs)
         noisy_yuv = b"".join(n for _, n in pairs)
         fsz = fsize * 3 // 2
 
         def split_psnr(out):
-            ys = [psnr(out[i * fsz:i * fsz + fsize], clean_yuv[i * fsz:i * fsz + fsize])
-                  for i in range(len(pairs))]
-            cs = [psnr(out[i * fsz + fsize:(i + 1) * fsz], clean_yuv[i * fsz + fsize:(i + 1) * fsz])
-                  for i in range(len(pairs))]
-            return sum(ys) / len(ys), sum(cs) / len(cs)
+            return luma_chroma_psnr(out, clean_yuv, len(pairs), fsize, fsz)
 
         def yuv(chain, opencl):
             return split_psnr(ff.filter_raw(noisy_yuv, "yuv420p", size, size, chain, opencl=opencl))

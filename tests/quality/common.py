@@ -1,23 +1,33 @@
-"""Helpers shared by the quality tests and benchmarks: the test photographs,
-exact AWGN through tests/tools/awgn, running ffmpeg on raw frames, PSNR.
+"""Helpers of the quality tests and benchmarks: the test photographs, their
+crops with exact AWGN through tests/tools/awgn, the command-line options
+they share, the search of a peer's best setting. What every test shares
+(running ffmpeg, images, PSNR, the table and verdict) is in tests/testlib.
 
 Standard library only, so that the tests run on any python3.
 """
 
 import glob
-import math
 import os
-import shutil
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from testlib import ffmpeg  # noqa: E402
+from testlib.images import read_pnm, write_pgm  # noqa: E402
+from testlib.report import log  # noqa: E402
+from testlib.tools import awgn  # noqa: E402
 
 # Natural photographs shipped by scikit-image (Debian's python3-skimage).
 PHOTOS = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
 
 
-def log(msg):
-    print(msg, flush=True)
+def add_options(ap, tools="folder holding the awgn tool", report="write the table here (markdown)"):
+    """--ffmpeg, --tools, --work, --device and --report, as the Makefile
+    gives them."""
+    ffmpeg.add_options(ap)
+    ap.add_argument("--tools", required=True, help=tools)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--report", default=None, help=report)
 
 
 def skimage_data_dir(work):
@@ -45,57 +55,6 @@ def skimage_data_dir(work):
     return d
 
 
-def read_pnm(path):
-    """Read a binary 8-bit PGM or PPM; return (width, height, channels, bytes)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    fields = []
-    pos = 0
-    while len(fields) < 4:
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        if data[pos:pos + 1] == b"#":
-            while data[pos:pos + 1] not in (b"\n", b""):
-                pos += 1
-            continue
-        start = pos
-        while not data[pos:pos + 1].isspace():
-            pos += 1
-        fields.append(data[start:pos])
-    pos += 1
-    magic, w, h, maxval = fields[0], int(fields[1]), int(fields[2]), int(fields[3])
-    if maxval != 255 or magic not in (b"P5", b"P6"):
-        sys.exit("%s: only 8-bit P5/P6 is supported" % path)
-    channels = 1 if magic == b"P5" else 3
-    return w, h, channels, data[pos:pos + w * h * channels]
-
-
-class FFmpeg:
-    def __init__(self, binary, device=None):
-        self.binary = binary
-        self.device = device
-
-    def hw_args(self):
-        dev = "opencl=ocl" + (":" + self.device if self.device else "")
-        return ["-init_hw_device", dev, "-filter_hw_device", "ocl"]
-
-    def run(self, args, input_bytes=None):
-        cmd = [self.binary, "-nostdin", "-hide_banner", "-loglevel", "error"] + args
-        p = subprocess.run(cmd, input=input_bytes, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)
-        if p.returncode != 0:
-            raise RuntimeError("ffmpeg failed (%d): %s\n%s" % (p.returncode, " ".join(cmd),
-                                                              p.stderr.decode(errors="replace")[-2000:]))
-        return p.stdout
-
-    def filter_raw(self, frames, pix_fmt, width, height, chain, opencl=False):
-        """Run a filter chain over raw frames; return the raw output."""
-        args = self.hw_args() if opencl else []
-        args += ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s", "%dx%d" % (width, height),
-                 "-i", "pipe:0", "-vf", chain, "-f", "rawvideo", "-pix_fmt", pix_fmt, "pipe:1"]
-        return self.run(args, frames)
-
-
 def prepare_clean(ff, data_dir, work, names, size, pix_fmt):
     """Centre crops of size x size of the photographs as PGM (gray) or PPM
     (rgb24) files; returns their paths."""
@@ -111,32 +70,24 @@ def prepare_clean(ff, data_dir, work, names, size, pix_fmt):
     return paths
 
 
+def crops(ff, data_dir, work, names, size, pix_fmt="gray"):
+    """The centre crops of prepare_clean: their paths, and their samples."""
+    paths = prepare_clean(ff, data_dir, work, names, size, pix_fmt)
+    return paths, [read_pnm(p)[3] for p in paths]
+
+
 def add_noise(tools, clean, sigma, seed, work):
+    """The image 'clean' with exact AWGN (kept: made once per sigma and seed)."""
     base = os.path.basename(clean)
     out = os.path.join(work, "noisy-s%g-%d-%s" % (sigma, seed, base))
-    if not os.path.exists(out):
-        subprocess.run([os.path.join(tools, "awgn"), "-sigma", str(sigma), "-seed", str(seed),
-                        clean, out], check=True)
-    return out
+    return awgn(tools, clean, out, sigma, seed, cache=True)
 
 
-def psnr(a, b, peak=255.0):
-    """PSNR of two equally long byte strings of 8-bit samples."""
-    if len(a) != len(b) or not a:
-        raise ValueError("PSNR of sequences of %d and %d samples" % (len(a), len(b)))
-    hist = {}
-    for x, y in zip(a, b):
-        d = x - y
-        hist[d] = hist.get(d, 0) + 1
-    sse = sum(d * d * n for d, n in hist.items())
-    if sse == 0:
-        return 99.0
-    return 10.0 * math.log10(peak * peak * len(a) / sse)
-
-
-def mean_psnr(out, clean_frames, frame_size):
-    values = [psnr(out[i * frame_size:(i + 1) * frame_size], c) for i, c in enumerate(clean_frames)]
-    return sum(values) / len(values), values
+def noisy_crops(tools, paths, sigma, seed, work):
+    """The samples of the images 'paths' with exact AWGN (add_noise, seeds
+    seed, seed + 1, ...), one after the other."""
+    return b"".join(read_pnm(add_noise(tools, p, sigma, seed + i, work))[3]
+                    for i, p in enumerate(paths))
 
 
 def search_parameter(evaluate, factors, scale, lo, hi, refinements=2):
@@ -199,44 +150,18 @@ def search_choice(evaluate, values, start):
             return values[i], here, tried
 
 
-def write_pgm(path, width, height, data):
-    """Write 8-bit samples as a binary PGM."""
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n255\n" % (width, height))
-        f.write(data)
-
-
-def noisy_yuv420p(ff, tools, photo, size, sigma, seed, work):
-    """A centre crop of a photograph as yuv420p (clean), and the same with
-    exact AWGN added to each plane (seeds seed, seed + 1, seed + 2).
-    Returns (clean, noisy) raw frames."""
-    clean = ff.run(["-i", photo, "-vf", "crop=%d:%d,format=yuv420p" % (size, size),
-                    "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv420p", "pipe:1"])
-    planes = [(0, size, size), (size * size, size // 2, size // 2),
-              (size * size * 5 // 4, size // 2, size // 2)]
-    noisy = b""
-    for i, (offset, w, h) in enumerate(planes):
-        src = os.path.join(work, "yuv-clean-%d.pgm" % i)
-        dst = os.path.join(work, "yuv-noisy-%d.pgm" % i)
+def noisy_yuv_crop(ff, tools, photo, size, sigma, seed, work, pix_fmt="yuv420p"):
+    """A centre crop of a photograph as yuv420p or yuv444p (clean), and the
+    same with exact AWGN added to each plane (seeds seed, seed + 1, seed +
+    2). Returns (clean, noisy) raw frames."""
+    clean = ff.run(["-i", photo, "-vf", "crop=%d:%d,format=%s" % (size, size, pix_fmt),
+                    "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", pix_fmt, "pipe:1"])
+    c = size // 2 if pix_fmt == "yuv420p" else size
+    noisy, offset = b"", 0
+    for i, (w, h) in enumerate([(size, size), (c, c), (c, c)]):
+        src = os.path.join(work, "%s-clean-%d.pgm" % (pix_fmt, i))
+        dst = os.path.join(work, "%s-noisy-%d.pgm" % (pix_fmt, i))
         write_pgm(src, w, h, clean[offset:offset + w * h])
-        subprocess.run([os.path.join(tools, "awgn"), "-sigma", str(sigma), "-seed",
-                        str(seed + i), src, dst], check=True)
-        noisy += read_pnm(dst)[3]
+        offset += w * h
+        noisy += read_pnm(awgn(tools, src, dst, sigma, seed + i))[3]
     return clean, noisy
-
-
-def finish(name, lines, report, failures, t_start):
-    """Print the table of 'lines' (also written to 'report' when given) and
-    the run time, then exit with status 1 listing the failures, if any."""
-    table = "\n".join(lines)
-    print()
-    print(table)
-    print("\n(%.0f s)" % (time.time() - t_start))
-    if report:
-        with open(report, "w") as f:
-            f.write(table + "\n")
-    if failures:
-        for f in failures:
-            print("FAIL: " + f)
-        sys.exit(1)
-    print("%s: PASS" % name)

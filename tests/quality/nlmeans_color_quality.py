@@ -19,57 +19,28 @@ opponent colours beat joint on the RGB frames (default kernel).
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, noisy_yuv420p,  # noqa: E402
-                    prepare_clean, psnr, read_pnm, skimage_data_dir, write_pgm)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from common import (PHOTOS, add_options, crops, noisy_crops, noisy_yuv_crop,  # noqa: E402
+                    skimage_data_dir)
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import luma_chroma_psnr, mean_psnr  # noqa: E402
+from testlib.report import finish, log  # noqa: E402
 
 COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 MODES = ("planes", "joint", "opponent")
 KERNELS = ("exp", "bisquare")
 
 
-def noisy_yuv444p(ff, tools, photo, size, sigma, seed, work):
-    """A centre crop of a photograph as yuv444p (clean), and the same with
-    exact AWGN added to each plane (seeds seed, seed + 1, seed + 2).
-    Returns (clean, noisy) raw frames."""
-    clean = ff.run(["-i", photo, "-vf", "crop=%d:%d,format=yuv444p" % (size, size),
-                    "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "yuv444p", "pipe:1"])
-    n = size * size
-    noisy = b""
-    for p in range(3):
-        src = os.path.join(work, "yuv444-clean-%d.pgm" % p)
-        dst = os.path.join(work, "yuv444-noisy-%d.pgm" % p)
-        write_pgm(src, size, size, clean[p * n:(p + 1) * n])
-        subprocess.run([os.path.join(tools, "awgn"), "-sigma", str(sigma), "-seed",
-                        str(seed + p), src, dst], check=True)
-        noisy += read_pnm(dst)[3]
-    return clean, noisy
-
-
-def luma_chroma_psnr(out, clean, nb_frames, luma, frame):
-    """Mean PSNR of the luma and of the chroma samples of raw planar frames
-    of 'frame' bytes whose first 'luma' bytes are luma."""
-    ys, cs = [], []
-    for i in range(nb_frames):
-        o, c = out[i * frame:(i + 1) * frame], clean[i * frame:(i + 1) * frame]
-        ys.append(psnr(o[:luma], c[:luma]))
-        cs.append(psnr(o[luma:], c[luma:]))
-    return sum(ys) / len(ys), sum(cs) / len(cs)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ffmpeg", required=True)
-    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    add_options(ap, report="write the tables here (markdown)")
     ap.add_argument("--size", type=int, default=128, help="crop size (even)")
     ap.add_argument("--sigmas", default="10,20,40")
-    ap.add_argument("--report", default=None, help="write the tables here (markdown)")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -78,18 +49,15 @@ def main():
     n = size * size
     data = skimage_data_dir(args.work)
     sigmas = [float(s) for s in args.sigmas.split(",")]
-    rgb_paths = prepare_clean(ff, data, args.work, COLOUR_PHOTOS, size, "rgb24")
-    rgb_clean = [read_pnm(p)[3] for p in rgb_paths]
-    gray_paths = prepare_clean(ff, data, args.work, PHOTOS, size, "gray")
-    gray_clean = [read_pnm(p)[3] for p in gray_paths]
+    rgb_paths, rgb_clean = crops(ff, data, args.work, COLOUR_PHOTOS, size, "rgb24")
+    gray_paths, gray_clean = crops(ff, data, args.work, PHOTOS, size)
     failures = []
     rgb_rows, gray_rows, yuv444_rows, yuv420_rows = [], [], [], []
     t_start = time.time()
 
     for sigma in sigmas:
         # RGB: noise in R, G and B
-        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 2000 * int(sigma) + i, args.work))[3]
-                         for i, p in enumerate(rgb_paths))
+        noisy = noisy_crops(args.tools, rgb_paths, sigma, 2000 * int(sigma), args.work)
         res = {}
         for mode in MODES:
             for kernel in KERNELS:
@@ -109,8 +77,7 @@ def main():
                             % (sigma, res["opponent", "exp"], res["joint", "exp"]))
 
         # gray: the two weighting kernels
-        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 1000 * int(sigma) + i, args.work))[3]
-                         for i, p in enumerate(gray_paths))
+        noisy = noisy_crops(args.tools, gray_paths, sigma, 1000 * int(sigma), args.work)
         gres = {}
         for kernel in KERNELS:
             out = ff.filter_raw(noisy, "gray", size, size,
@@ -121,8 +88,8 @@ def main():
         log("gray sigma %g: exp %.2f, bisquare %.2f" % (sigma, gres["exp"], gres["bisquare"]))
 
         # YUV 4:4:4 with independent noise in each plane
-        pairs = [noisy_yuv444p(ff, args.tools, os.path.join(data, name + ".png"), size, sigma,
-                               4000 * int(sigma) + 3 * i, args.work)
+        pairs = [noisy_yuv_crop(ff, args.tools, os.path.join(data, name + ".png"), size, sigma,
+                                4000 * int(sigma) + 3 * i, args.work, "yuv444p")
                  for i, name in enumerate(COLOUR_PHOTOS)]
         clean = b"".join(c for c, _ in pairs)
         noisy = b"".join(x for _, x in pairs)
@@ -137,8 +104,8 @@ def main():
             sigma, yres["planes"][0], yres["planes"][1], yres["joint"][0], yres["joint"][1]))
 
         # YUV 4:2:0: chroma planes filtered on their own
-        pairs = [noisy_yuv420p(ff, args.tools, os.path.join(data, name + ".png"), size, sigma,
-                               3000 * int(sigma) + 3 * i, args.work)
+        pairs = [noisy_yuv_crop(ff, args.tools, os.path.join(data, name + ".png"), size, sigma,
+                                3000 * int(sigma) + 3 * i, args.work)
                  for i, name in enumerate(COLOUR_PHOTOS)]
         clean = b"".join(c for c, _ in pairs)
         noisy = b"".join(x for _, x in pairs)

@@ -15,9 +15,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (finish, PHOTOS, FFmpeg, add_noise, log, mean_psnr, prepare_clean,  # noqa: E402
-                    read_pnm, search_parameter, skimage_data_dir)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from common import (PHOTOS, add_options, crops, noisy_crops, search_parameter,  # noqa: E402
+                    skimage_data_dir)
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import mean_psnr  # noqa: E402
+from testlib.report import finish, log  # noqa: E402
 
 
 # grid of FFmpeg's strength s, in units of sigma (s is limited to 1..30)
@@ -26,14 +31,10 @@ STRENGTH_FACTORS = (0.4, 0.55, 0.7, 0.85, 1.0, 1.2)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ffmpeg", required=True)
-    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    add_options(ap)
     ap.add_argument("--size", type=int, default=256, help="crop size")
     ap.add_argument("--sigmas", default="10,20,40")
     ap.add_argument("--photos", default=",".join(PHOTOS))
-    ap.add_argument("--report", default=None, help="write the table here (markdown)")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -42,16 +43,14 @@ def main():
     size = args.size
     fsize = size * size
     data = skimage_data_dir(args.work)
-    clean_paths = prepare_clean(ff, data, args.work, names, size, "gray")
-    clean = [read_pnm(p)[3] for p in clean_paths]
+    clean_paths, clean = crops(ff, data, args.work, names, size)
     sigmas = [float(s) for s in args.sigmas.split(",")]
 
     rows = []
     failures = []
     t_start = time.time()
     for sigma in sigmas:
-        noisy = b"".join(read_pnm(add_noise(args.tools, p, sigma, 1000 * int(sigma) + i, args.work))[3]
-                         for i, p in enumerate(clean_paths))
+        noisy = noisy_crops(args.tools, clean_paths, sigma, 1000 * int(sigma), args.work)
         # nlmeans_opencl takes no gray: Y = the gray frame, neutral chroma
         chroma = bytes([128]) * (fsize // 2)
         noisy420 = b"".join(noisy[i * fsize:(i + 1) * fsize] + chroma for i in range(len(names)))

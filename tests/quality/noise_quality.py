@@ -38,16 +38,21 @@ Every filter or option missing from the ffmpeg binary fails the test.
 """
 
 import argparse
+import functools
 import math
 import os
 import re
-import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (finish, PHOTOS, FFmpeg, log, mean_psnr, prepare_clean, psnr,  # noqa: E402
-                    read_pnm, skimage_data_dir, write_pgm)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+from common import PHOTOS, add_options, crops, skimage_data_dir  # noqa: E402
+from testlib import ffmpeg, tools  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import mean_psnr, psnr, read_pnm, write_pgm, write_pnm16  # noqa: E402
+from testlib.report import finish, log  # noqa: E402
 
 SIGMAS = [1, 2, 3, 5, 10, 20, 30, 40, 50]
 OWN_NOISE = {"astronaut"}        # photographs with grain of their own
@@ -97,31 +102,13 @@ class Runner:
         return out, parse_metadata(self.meta, "lavfi.%s.sigma" % filt)
 
 
-def awgn(tools, src, dst, sigma, seed, gain=None):
-    if not os.path.exists(dst):
-        cmd = [os.path.join(tools, "awgn"), "-sigma", "%g" % sigma, "-seed", str(seed)]
-        if gain:
-            cmd += ["-gain", "%g" % gain]
-        subprocess.run(cmd + [src, dst + ".tmp"], check=True)
-        os.replace(dst + ".tmp", dst)
-    return dst
-
-
-def write_pgm16(path, width, height, samples):
-    with open(path, "wb") as f:
-        f.write(b"P5\n%d %d\n65535\n" % (width, height))
-        f.write(b"".join(v.to_bytes(2, "big") for v in samples))
+# awgn(tools, src, dst, sigma, seed[, gain]): dst, made once
+awgn = functools.partial(tools.awgn, cache=True)
 
 
 def read_pgm16(path):
-    """The samples of a 16-bit PGM written by awgn (no comments), big-endian."""
-    with open(path, "rb") as f:
-        data = f.read()
-    fields = data.split(maxsplit=3)[:3]
-    header = data.split(b"\n", 3)
-    if fields[0] != b"P5" or len(header) < 4 or header[2] != b"65535":
-        sys.exit("%s: not a 16-bit PGM" % path)
-    return header[3]
+    """The samples of a 16-bit PGM, big-endian."""
+    return read_pnm(path, 65535)[3]
 
 
 def check_accuracy(name, sigma, est, clean_est, failures, what):
@@ -156,13 +143,6 @@ def estimates(run, items, pix_fmt, opts, pre=None):
         out += est
         i = j
     return out
-
-
-def has_pix_fmt(ffmpeg, name):
-    """Whether this ffmpeg knows the pixel format."""
-    p = subprocess.run([ffmpeg, "-hide_banner", "-pix_fmts"], stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, check=True)
-    return re.search(r"\s%s\s" % re.escape(name), p.stdout.decode()) is not None
 
 
 def part_accuracy(args, ff, run, data, lines, failures):
@@ -209,7 +189,7 @@ def part_accuracy(args, ff, run, data, lines, failures):
     # formats, and its 10-bit formats that the filters take are two-channel
     # ones (p010...), which a CPU OpenCL device cannot carry: 16 bits only.
     hi_names = names[:3]
-    ten_bits = has_pix_fmt(args.ffmpeg, "gbrp10msble")
+    ten_bits = ffmpeg.has_pix_fmt(args.ffmpeg, "gbrp10msble")
     depths = ("16-bit", "10-bit") if ten_bits else ("16-bit",)
     if not ten_bits:
         log("accuracy, 10 bits: skipped, this FFmpeg has no gbrp10msble")
@@ -222,7 +202,7 @@ def part_accuracy(args, ff, run, data, lines, failures):
     for i, p in enumerate(paths[:len(hi_names)]):
         p16 = p.replace(".pgm", "-16.pgm")
         if not os.path.exists(p16):
-            write_pgm16(p16, sizes[i][0], sizes[i][1], [v * 257 for v in read_pnm(p)[3]])
+            write_pnm16(p16, sizes[i][0], sizes[i][1], [v * 257 for v in read_pnm(p)[3]])
         paths16.append(p16)
     for sigma in [1, 3, 5, 20, 50]:
         items = [(read_pgm16(awgn(args.tools, p, p.replace("clean-", "noisy-s%g-" % sigma),
@@ -273,12 +253,6 @@ def part_accuracy(args, ff, run, data, lines, failures):
                     name, sigma, est[i][c], 0.0, failures, "yuv420p plane %d" % c)))
         lines.append("| %g | " % sigma + " | ".join(cells) + " |")
     log("accuracy, yuv420p: done")
-
-
-def crops(ff, data, work, names, size):
-    """The size x size gray centre crops of the photographs."""
-    paths = prepare_clean(ff, data, work, names, size, "gray")
-    return paths, [read_pnm(p)[3] for p in paths]
 
 
 def pan_frames(ff, data, name, size, frames, start=0):
@@ -500,13 +474,13 @@ def part_cost(args, ff, run, data, lines, failures):
         cmd = [ff.binary, "-nostdin", "-hide_banner"] + ff.hw_args() + [
             "-f", "rawvideo", "-pix_fmt", "gray", "-s", "%dx%d" % (size, size), "-i", "pipe:0",
             "-vf", "%s=%s:profile=1" % (filt, opts), "-f", "null", "-"]
-        p = subprocess.run(cmd, input=frames, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        text = p.stderr.decode(errors="replace")
+        p = ffmpeg.run(cmd, input=frames)
+        text = p.err
         avg = dict((m.group(1), float(m.group(2))) for m in
                    re.finditer(r"\] ([a-z0-9/ ]+): ([0-9.]+) ms per frame on average", text))
         est, vst = avg.get("noise estimate", 0.0), avg.get("vst", 0.0)
         total = sum(avg.values())
-        if p.returncode or not total:
+        if p.rc or not total:
             failures.append("cost: %s=%s failed" % (filt, opts))
             continue
         lines.append("| %s=%s | %.2f ms | %.2f ms | %.1f ms | %.1f %% |"
@@ -516,10 +490,7 @@ def part_cost(args, ff, run, data, lines, failures):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ffmpeg", required=True)
-    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    add_options(ap, report="write the tables here (markdown)")
     ap.add_argument("--photos", default=",".join(PHOTOS))
     ap.add_argument("--parts", default="accuracy,auto,curve,video,cost")
     ap.add_argument("--acc-scale", type=float, default=1,
@@ -530,7 +501,6 @@ def main():
     ap.add_argument("--crop", type=int, default=256, help="auto and curve: centre crops")
     ap.add_argument("--pan", type=int, default=128, help="videos: frame size")
     ap.add_argument("--cost-size", type=int, default=512, help="cost: frame size")
-    ap.add_argument("--report", default=None, help="write the tables here (markdown)")
     args = ap.parse_args()
 
     args.photos = args.photos.split(",")

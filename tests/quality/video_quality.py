@@ -25,15 +25,18 @@ fails the test, unless --allow-missing is given.
 
 import argparse
 import os
-import re
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "video"))
-from common import finish, FFmpeg, log, mean_psnr, search_parameter, skimage_data_dir  # noqa: E402
+from common import add_options, search_parameter, skimage_data_dir  # noqa: E402
 from make_video import make_sequence  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import mean_psnr  # noqa: E402
+from testlib.report import finish, log  # noqa: E402
 
 PHOTOS = ["camera", "astronaut", "chelsea"]
 MARGIN_VIDEO = 1.0      # vbm3d_gpu over bm3d_gpu at sigma 20
@@ -50,22 +53,10 @@ NLM_TEMPORAL = ["p=16:past=4:future=4", "past=4:future=4", "p=5:step=1:past=4:fu
 VBM3D_PEERS = ("bm3d_gpu", "hqdn3d", "atadenoise", "fftdnoiz")
 
 
-def filter_options(ff, name):
-    """The option names of a filter in this ffmpeg, or None if it has none
-    such filter."""
-    try:
-        text = ff.run(["-h", "filter=" + name]).decode(errors="replace")
-    except RuntimeError:
-        return None
-    if "Unknown filter" in text or ("Filter " + name) not in text:
-        return None
-    return set(re.findall(r"^\s+([A-Za-z0-9_]+)\s+<", text, re.M))
-
-
 def missing_parts(ff, name, options):
     """What is missing in ffmpeg to run filter 'name' with these option
     names: a list of words, empty when everything is there."""
-    have = filter_options(ff, name)
+    have = ff.filter_option_names(name)
     if have is None:
         return ["filter " + name]
     return ["%s option %s" % (name, o) for o in options if o not in have]
@@ -73,15 +64,11 @@ def missing_parts(ff, name, options):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--ffmpeg", required=True)
-    ap.add_argument("--tools", required=True, help="folder holding the awgn tool")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--device", default=None, help="OpenCL device P.D")
+    add_options(ap)
     ap.add_argument("--size", default="256x256", help="frame size WxH")
     ap.add_argument("--frames", type=int, default=20, help="frames per sequence")
     ap.add_argument("--sigmas", default="10,20,40")
     ap.add_argument("--photos", default=",".join(PHOTOS))
-    ap.add_argument("--report", default=None, help="write the table here (markdown)")
     ap.add_argument("--allow-missing", action="store_true",
                     help="filters or options missing from ffmpeg are NOT RUN without failing")
     ap.add_argument("--try-nlmeans", action="store_true",

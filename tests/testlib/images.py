@@ -100,3 +100,14 @@ def mean_psnr(out, clean_frames, frame_size):
     PSNR of each."""
     values = [psnr(out[i * frame_size:(i + 1) * frame_size], c) for i, c in enumerate(clean_frames)]
     return sum(values) / len(values), values
+
+
+def luma_chroma_psnr(out, clean, nb_frames, luma, frame):
+    """Mean PSNR of the luma and of the chroma samples of raw planar frames
+    of 'frame' bytes whose first 'luma' bytes are luma."""
+    ys, cs = [], []
+    for i in range(nb_frames):
+        o, c = out[i * frame:(i + 1) * frame], clean[i * frame:(i + 1) * frame]
+        ys.append(psnr(o[:luma], c[:luma]))
+        cs.append(psnr(o[luma:], c[luma:]))
+    return sum(ys) / len(ys), sum(cs) / len(cs)

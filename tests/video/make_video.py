@@ -34,8 +34,12 @@ import os
 import random
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "quality"))
-from common import FFmpeg, add_noise, read_pnm, skimage_data_dir, write_pgm  # noqa: E402
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, "quality"))
+from common import add_noise, skimage_data_dir  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import read_pnm, write_pnm  # noqa: E402
 
 PIX_FMTS = ("gray", "rgb24", "yuv420p")
 
@@ -188,12 +192,7 @@ def _noisy_plane(tools, work, data, width, height, sigma, seed, colour=False):
     ext = "ppm" if colour else "pgm"
     path = os.path.join(work, "clean-%s.%s" % (hashlib.sha1(data).hexdigest()[:16], ext))
     if not os.path.exists(path):
-        if colour:
-            with open(path + ".tmp", "wb") as f:
-                f.write(b"P6\n%d %d\n255\n" % (width, height))
-                f.write(data)
-        else:
-            write_pgm(path + ".tmp", width, height, data)
+        write_pnm(path + ".tmp", width, height, data, 3 if colour else 1)
         os.replace(path + ".tmp", path)
     return read_pnm(add_noise(tools, path, sigma, seed, work))[3]
 
