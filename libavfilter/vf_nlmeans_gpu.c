@@ -301,11 +301,35 @@ fail:
     return err;
 }
 
+/* pc applies to the chroma planes of YUV frames: where there are some,
+ * every sample of theirs must be covered too. */
+static int check_chroma_step(AVFilterContext *avctx)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseLayout *l = &s->dn.layout;
+
+    if (!s->patch_size_uv || s->step <= s->patch_size_uv)
+        return 0;
+    for (int c = 0; c < l->nb_components; c++) {
+        if (ff_denoise_opencl_selected(&s->dn, c) &&
+            ff_denoise_opencl_is_chroma(l, c)) {
+            av_log(avctx, AV_LOG_ERROR, "step (%d) must not exceed the chroma "
+                   "patch size pc (%d).\n", s->step, s->patch_size_uv);
+            return AVERROR(EINVAL);
+        }
+    }
+    return 0;
+}
+
 static int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
 {
     NLMeansGPUContext *s = avctx->priv;
     int width = s->dn.width, height = s->dn.height;
     int err;
+
+    err = check_chroma_step(avctx);
+    if (err < 0)
+        return err;
 
     s->mode = colour_mode(avctx);
     av_log(avctx, AV_LOG_VERBOSE, "%s.\n",
@@ -558,11 +582,6 @@ static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
         av_log(avctx, AV_LOG_ERROR, "step (%d) must not exceed the patch size "
                "p (%d): some samples would not be covered by any patch.\n",
                s->step, s->patch_size);
-        return AVERROR(EINVAL);
-    }
-    if (s->patch_size_uv && s->step > s->patch_size_uv) {
-        av_log(avctx, AV_LOG_ERROR, "step (%d) must not exceed the chroma patch "
-               "size pc (%d).\n", s->step, s->patch_size_uv);
         return AVERROR(EINVAL);
     }
     if (!(s->dn.planes & 0xf)) {

@@ -85,6 +85,7 @@ expect_error "r=100"       "parameter 'r' out of range"                  nlm "r=
 expect_error "step=0"      "parameter 'step' out of range"               nlm "step=0"
 expect_error "step>p"      "step \(8\) must not exceed"       nlm "p=4:step=8"
 expect_error "step>pc"     "must not exceed the chroma"       nlm "pc=2:step=4"
+expect_error "step>pc 444" "must not exceed the chroma"       nlm "pc=2:step=4" yuv444p
 expect_error "n=0"         "parameter 'n' out of range"                  nlm "n=0"
 expect_error "n=33"        "parameter 'n' out of range"                  nlm "n=33"
 expect_error "planes=16"   "parameter 'planes' out of range"             nlm "planes=16"
@@ -121,6 +122,11 @@ expect_error "bm3d thmse<-1"  "parameter 'thmse' out of range"                  
 expect_error "bm3d preset"    'Unable to parse "preset" option value "best"' bm "preset=best"
 expect_error "bm3d estim"     'Unable to parse "estim" option value "middle"' bm "estim=middle"
 expect_error "bm3d rgba"      "Unsupported input format rgba"         bm "sigma=10" rgba
+# pc applies to YUV chroma only: a step above it is filtered where there is
+# none (gray, RGB, luma alone)
+expect_frames "nlm step>pc gray"  "nlmeans_gpu=sigma=30:pc=2:step=4"          gray    16x12
+expect_frames "nlm step>pc gbrp"  "nlmeans_gpu=sigma=30:pc=2:step=4"          gbrp    16x12
+expect_frames "nlm step>pc luma"  "nlmeans_gpu=sigma=30:pc=2:step=4:planes=1" yuv420p 16x12
 # planes smaller than a block are filtered (padded to 8x8), down to 1x1
 expect_frames "bm3d 1x1 gray"     "bm3d_gpu=sigma=30"            gray    1x1
 expect_frames "bm3d 7x5 gray"     "bm3d_gpu=sigma=30"            gray    7x5
