@@ -37,10 +37,15 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "quality"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "video"))
-from common import FFmpeg, log, read_pnm, search_parameter, skimage_data_dir  # noqa: E402
+from common import search_parameter, skimage_data_dir  # noqa: E402
 from make_video import make_sequence  # noqa: E402
+from testlib import tools  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.images import read_pnm, write_pnm  # noqa: E402
+from testlib.report import log  # noqa: E402
 
 SIGMAS = (10.0, 20.0, 40.0)
 PHOTOS_GRAY = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
@@ -143,11 +148,9 @@ class Clip:
         return 3 if self.pix_fmt == "rgb24" else 1
 
 
-def awgn(tools, path_in, path_out, sigma, seed):
-    if not os.path.exists(path_out):
-        subprocess.run([os.path.join(tools, "awgn"), "-sigma", "%g" % sigma, "-seed", str(seed),
-                        path_in, path_out], check=True)
-    return read_pnm(path_out)[3]
+def awgn(tools_dir, path_in, path_out, sigma, seed):
+    """The samples of path_in with exact AWGN (made once, in path_out)."""
+    return read_pnm(tools.awgn(tools_dir, path_in, path_out, sigma, seed, cache=True))[3]
 
 
 def image_task(ff, tools, data, work, names, size, pix_fmt, sigmas, seed0):
@@ -200,9 +203,7 @@ def large_frame(ff, tools, data, work, width, height, pix_fmt, sigma):
         row = b"".join(tiles[ty * 3 + tx][ry * tw * c:(ry + 1) * tw * c] for tx in range(3))
         rows.append(row + row[-c:] * (width - 3 * tw))
     clean = os.path.join(work, "large-%dx%d.%s" % (width, height, ext))
-    with open(clean, "wb") as f:
-        f.write(b"P%d\n%d %d\n255\n" % (5 if c == 1 else 6, width, height))
-        f.write(b"".join(rows))
+    write_pnm(clean, width, height, b"".join(rows), c)
     noisy = awgn(tools, clean, clean.replace("large-", "large-noisy-s%g-" % sigma), sigma, 77)
     with open(out, "wb") as f:
         f.write(noisy)
@@ -222,10 +223,8 @@ def large_video(ff, tools, data, work, width, height, frames, sigma):
     for k in range(frames):
         x0, y0 = (bw - width) // 2 - 3 * frames // 2 + 3 * k, (bh - height) // 2 + 2 * k
         path = os.path.join(work, "video-large-clean-%d.pgm" % k)
-        with open(path, "wb") as f:
-            f.write(b"P5\n%d %d\n255\n" % (width, height))
-            for y in range(y0, y0 + height):
-                f.write(big[y * bw + x0:y * bw + x0 + width])
+        write_pnm(path, width, height, b"".join(big[y * bw + x0:y * bw + x0 + width]
+                                                for y in range(y0, y0 + height)))
         noisy.append(awgn(tools, path, path.replace("-clean-", "-noisy-"), sigma, 500 + k))
     with open(out, "wb") as f:
         f.write(b"".join(noisy))

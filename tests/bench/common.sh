@@ -1,15 +1,15 @@
 # Shared by the speed benchmarks: sourced, with NAME set to the benchmark's
 # name and N_FULL / N_QUICK to its number of frames for the whole-command
 # measure. Environment: FFMPEG, DEVICE (OpenCL P.D), OUT, QUICK=1 (small
-# frames, to check a script on a CPU device).
+# frames, to check a script on a CPU device). What all the shell tests
+# share comes from tests/lib.sh (FFMPEG's default, TMP, on_exit).
 
-set -u
-FFMPEG=${FFMPEG:-build/ffmpeg/ffmpeg}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 DEVICE=${DEVICE:-}
 OUT=${OUT:-/tmp/$NAME-speed}
 TMPDIR=${TMPDIR:-/tmp}
 mkdir -p "$OUT"
-HW="-init_hw_device opencl=gpu${DEVICE:+:$DEVICE} -filter_hw_device gpu"
+HW=$(dev_options gpu "$DEVICE")
 FF="$FFMPEG -nostdin -hide_banner"
 TABLE=$OUT/table.md
 

@@ -13,9 +13,12 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "quality"))
-from common import PHOTOS, FFmpeg, skimage_data_dir  # noqa: E402
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TESTS)
+sys.path.insert(0, os.path.join(TESTS, "quality"))
+from common import PHOTOS, skimage_data_dir  # noqa: E402
+from testlib.ffmpeg import FFmpeg  # noqa: E402
+from testlib.tools import awgn  # noqa: E402
 
 SIGMAS = [0, 1, 2, 3, 5, 10, 20, 30, 40, 50]
 METHODS = [("dct", []), ("pca", [])]
@@ -41,8 +44,7 @@ def main():
             path = clean
             if s:
                 path = clean.replace(".pgm", "-s%g.pgm" % s)
-                subprocess.run([os.path.join(args.tools, "awgn"), "-sigma", str(s), "-seed",
-                                str(7000 + 100 * s + i), clean, path], check=True)
+                awgn(args.tools, clean, path, s, 7000 + 100 * s + i)
             for m, opts in METHODS:
                 out = subprocess.run([os.path.join(args.tools, "noise_methods"), m] + opts + [path],
                                      check=True, stdout=subprocess.PIPE).stdout

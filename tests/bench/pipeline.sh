@@ -34,9 +34,7 @@ else
 fi
 FILTERS="nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20 vbm3d_gpu=sigma=20:causal=1"
 CLBANDWIDTH=${CLBANDWIDTH:-}
-WORK=$TMPDIR/pipeline-$$
-mkdir -p "$WORK"
-trap 'rm -rf "$WORK"' EXIT
+WORK=$TMP
 
 # per_frame N INPUT_ARGS... -- OUTPUT_ARGS...: ms per frame of a command by
 # the difference method between N0 and N frames, the median of REPEAT

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import venv
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quality"))
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TESTS, "quality"))
 from common import PHOTOS  # noqa: E402
 
 VERSION = "4.0.3"
@@ -21,7 +22,7 @@ VERSION = "4.0.3"
 RUN = r'''
 import sys, numpy as np, bm3d
 sys.path.insert(0, sys.argv[1])
-from common import read_pnm
+from testlib.images import read_pnm
 work, sigma, names = sys.argv[2], float(sys.argv[3]), sys.argv[4].split(",")
 values = []
 for i, n in enumerate(names):
@@ -46,11 +47,10 @@ def main():
     if not os.path.exists(python):
         venv.create(args.venv, with_pip=True)
         subprocess.run([python, "-m", "pip", "install", "-q", "bm3d==" + VERSION], check=True)
-    quality = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "quality")
     print("| sigma | Python bm3d %s, mean PSNR (dB) over %s |" % (VERSION, ", ".join(PHOTOS)))
     print("|---|---|")
     for sigma in args.sigmas.split(","):
-        out = subprocess.run([python, "-c", RUN, quality, args.work, sigma, ",".join(PHOTOS)],
+        out = subprocess.run([python, "-c", RUN, TESTS, args.work, sigma, ",".join(PHOTOS)],
                              check=True, stdout=subprocess.PIPE).stdout.decode().split()
         print("| %s | %s |" % (out[0], out[1]))
 
