@@ -938,6 +938,8 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                     ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
     ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
                       tile * tile;
+    ds->edge_fit    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
+                      DENOISE_SEARCH_EDGE_LANES;
     fits = ds->tiled_fit || ds->rows_fit;
 
     /* On CPUs local memory is ordinary memory and barriers are costly: the
@@ -1080,7 +1082,8 @@ static int run_edge_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 /*
  * The work-group kernel on the regular grid where one fits the device and
  * the search, patch_search_edge for the rest (the last row and column of
- * the grid, moved to the frame's edge).
+ * the grid, moved to the frame's edge), or the per-patch kernel where
+ * patch_search_edge's work-groups do not fit.
  */
 int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              const DenoiseSearch *ds, cl_mem frames,
@@ -1105,8 +1108,14 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (err < 0)
             return err;
     }
-    return run_edge_search(avctx, dn, ds, frames, ch, win, ref_first,
-                           gy_first, gy_end, positions, distances, stage);
+    if (ds->edge_fit)
+        return run_edge_search(avctx, dn, ds, frames, ch, win, ref_first,
+                               gy_first, gy_end, positions, distances, stage);
+    if (ds->regular_nx == ds->nx && ds->regular_ny >= gy_end)
+        return 0;
+    return run_search_kernel(avctx, dn, -1, ds, frames, ch, win, ref_first,
+                             ds->regular_nx, ds->regular_ny, gy_first, gy_end,
+                             positions, distances, stage);
 }
 
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,

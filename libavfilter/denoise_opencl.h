@@ -117,6 +117,7 @@ typedef struct DenoiseSearch {
      */
     int integer_samples;
     int squares_fit;    ///< patch_search_squares runs a tile on this device
+    int edge_fit;       ///< patch_search_edge runs its work-groups on this device
 } DenoiseSearch;
 
 /**
