@@ -574,31 +574,30 @@ void patch_search_tiled(__global const float *frames,
 #define SQUARES_UNROLL    8
 #define SQUARES_MAX_BLOCK 8
 
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_squares(__global const float *frames,
-                          int channels,
-                          uint channel_stride,
-                          float4 channel_weights,
-                          int width,
-                          int height,
-                          int first_slot,
-                          int nb_frames,
-                          int ring,
-                          int ref_slot,
-                          int patch,
-                          int step,
-                          int block,
-                          int radius,
-                          int nx,
-                          int ny,
-                          int regular_nx,
-                          int regular_ny,
-                          int gy_first,
-                          int ref_first,
-                          __global uint *positions,
-                          __global float *distances,
-                          __local float *ref_tile,
-                          __local float *block_sums)
+static void search_squares(__global const float *frames,
+                        int channels,
+                        uint channel_stride,
+                        float4 channel_weights,
+                        int width,
+                        int height,
+                        int first_slot,
+                        int nb_frames,
+                        int ring,
+                        int ref_slot,
+                        int patch,
+                        int step,
+                        int block,
+                        int radius,
+                        int nx,
+                        int ny,
+                        int regular_nx,
+                        int regular_ny,
+                        int gy_first,
+                        int ref_first,
+                        __global uint *positions,
+                        __global float *distances,
+                        __local float *ref_tile,
+                        __local float *block_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -721,31 +720,30 @@ void patch_search_squares(__global const float *frames,
 #define ROWS_MAX_PATCH 8
 #define ROWS_UNROLL    SEARCH_ROWS_UNROLL
 
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_rows(__global const float *frames,
-                       int channels,
-                       uint channel_stride,
-                       float4 channel_weights,
-                       int width,
-                       int height,
-                       int first_slot,
-                       int nb_frames,
-                       int ring,
-                       int ref_slot,
-                       int patch,
-                       int step,
-                       int block,
-                       int radius,
-                       int nx,
-                       int ny,
-                       int regular_nx,
-                       int regular_ny,
-                       int gy_first,
-                       int ref_first,
-                       __global uint *positions,
-                       __global float *distances,
-                       __local float *ref_tile,
-                       __local float *row_sums)
+static void search_rows(__global const float *frames,
+                        int channels,
+                        uint channel_stride,
+                        float4 channel_weights,
+                        int width,
+                        int height,
+                        int first_slot,
+                        int nb_frames,
+                        int ring,
+                        int ref_slot,
+                        int patch,
+                        int step,
+                        int block,
+                        int radius,
+                        int nx,
+                        int ny,
+                        int regular_nx,
+                        int regular_ny,
+                        int gy_first,
+                        int ref_first,
+                        __global uint *positions,
+                        __global float *distances,
+                        __local float *ref_tile,
+                        __local float *row_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -842,4 +840,58 @@ void patch_search_rows(__global const float *frames,
 
     if (active)
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
+}
+
+
+/*
+ * The work-group search kernels' parameters, and the call of a body with
+ * them but patch, step and block, which a specialised entry point gives as
+ * constants: the compiler then unrolls every loop over a patch's samples,
+ * blocks and rows, and reduces the reference tile's [i % block][i / block]
+ * addressing, which otherwise takes integer divisions by a kernel argument
+ * in the inner loop (on an H100, `ref` at 4608x3456: 76 -> 50 ms a search
+ * with patch_search_rows_single). Separate entry points rather than a
+ * branch on the arguments around the body: PoCL 6 wrote outside the tables
+ * with the latter.
+ */
+#define SEARCH_WG_PARAMS                                                     \
+    __global const float *frames, int channels, uint channel_stride,         \
+    float4 channel_weights, int width, int height, int first_slot,           \
+    int nb_frames, int ring, int ref_slot, int patch, int step, int block,   \
+    int radius, int nx, int ny, int regular_nx, int regular_ny,              \
+    int gy_first, int ref_first, __global uint *positions,                   \
+    __global float *distances, __local float *ref_tile, __local float *sums
+
+#define SEARCH_WG_CALL(body, patch_, step_, block_)                          \
+    body(frames, channels, channel_stride, channel_weights, width, height,   \
+         first_slot, nb_frames, ring, ref_slot, patch_, step_, block_,       \
+         radius, nx, ny, regular_nx, regular_ny, gy_first, ref_first,        \
+         positions, distances, ref_tile, sums)
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_squares(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_squares, patch, step, block);
+}
+
+/* patch_search_squares for 8x8 patches on a step of 4 (blocks of 4): the
+ * defaults of nlmeans_gpu and of bm3d_gpu's `fast` */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_squares_8x4(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_squares, 8, 4, 4);
+}
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_rows(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_rows, patch, step, block);
+}
+
+/* patch_search_rows for blocks of one sample: steps prime to the patch size
+ * (bm3d_gpu's `ref`, nlmeans_gpu's step 1) */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_rows_single(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_rows, patch, step, 1);
 }

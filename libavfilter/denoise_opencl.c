@@ -408,7 +408,9 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
+    [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
+    [DENOISE_KERNEL_SEARCH_ROWS_SINGLE] = "patch_search_rows_single",
     [DENOISE_KERNEL_SEARCH_EDGE]       = "patch_search_edge",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
@@ -936,8 +938,14 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                     max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS]) >=
                     tile * tile &&
                     ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
+    ds->rows_single_fit = ds->rows_fit &&
+                          max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS_SINGLE]) >=
+                          tile * tile;
     ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
                       tile * tile;
+    ds->squares_8x4_fit = ds->squares_fit &&
+                          max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES_8X4]) >=
+                          tile * tile;
     ds->edge_fit    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
                       DENOISE_SEARCH_EDGE_LANES;
     fits = ds->tiled_fit || ds->rows_fit;
@@ -984,16 +992,19 @@ static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
  * 20 against 41 ms per search, the per-patch kernel since the tiled one
  * does not fit; nlmeans_gpu p=5:step=1: 14.8 against 15.4 ms in all),
  * else patch_search_tiled (bm3d_gpu `fast`'s second search, blocks of 4:
- * 1.6 against 2.6 ms with rows).
+ * 1.6 against 2.6 ms with rows); each in its specialised entry point where
+ * the search is the one it is compiled for.
  */
 static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
 {
     int rows = ds->rows_fit && ch->nb == 1;
 
     if (squares_fit(ds, ch))
-        return DENOISE_KERNEL_SEARCH_SQUARES;
+        return ds->patch == 8 && ds->step == 4 && ds->squares_8x4_fit ?
+               DENOISE_KERNEL_SEARCH_SQUARES_8X4 : DENOISE_KERNEL_SEARCH_SQUARES;
     if (rows && (ds->block == 1 || !ds->tiled_fit))
-        return DENOISE_KERNEL_SEARCH_ROWS;
+        return ds->block == 1 && ds->rows_single_fit ?
+               DENOISE_KERNEL_SEARCH_ROWS_SINGLE : DENOISE_KERNEL_SEARCH_ROWS;
     return ds->tiled_fit ? DENOISE_KERNEL_SEARCH_TILED : -1;
 }
 
@@ -1013,7 +1024,9 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
-    size_t local2 = kernel == DENOISE_KERNEL_SEARCH_ROWS ? ds->rows_local : ds->tile_local[1];
+    int rows = kernel == DENOISE_KERNEL_SEARCH_ROWS ||
+               kernel == DENOISE_KERNEL_SEARCH_ROWS_SINGLE;
+    size_t local2 = rows ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),

@@ -107,6 +107,7 @@ typedef struct DenoiseSearch {
     int tiled;          ///< a work-group search for the regular grid
     int tiled_fit;      ///< patch_search_tiled fits the device
     int rows_fit;       ///< patch_search_rows fits (one-channel searches)
+    int rows_single_fit; ///< and patch_search_rows_single runs a tile
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
@@ -117,6 +118,7 @@ typedef struct DenoiseSearch {
      */
     int integer_samples;
     int squares_fit;    ///< patch_search_squares runs a tile on this device
+    int squares_8x4_fit; ///< patch_search_squares_8x4 runs a tile
     int edge_fit;       ///< patch_search_edge runs its work-groups on this device
 } DenoiseSearch;
 
@@ -291,7 +293,9 @@ enum DenoiseKernel {
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
     DENOISE_KERNEL_SEARCH_SQUARES,
+    DENOISE_KERNEL_SEARCH_SQUARES_8X4,
     DENOISE_KERNEL_SEARCH_ROWS,
+    DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
     DENOISE_KERNEL_SEARCH_EDGE,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,

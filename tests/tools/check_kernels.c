@@ -68,11 +68,12 @@
  *   patch_search_tiled,  the work-group searches, each on the searches that
  *   patch_search_rows,   tiled_kernel() of denoise_opencl.c gives it
  *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
- *                        rows: steps prime to the patch; tiled: the other
- *                        steps on fractional samples), sizes of one to
- *                        three work-groups a side, against the model as
- *                        patch_search: the regular grid's tables bit for
- *                        bit, the rest left as it was
+ *   and the specialised  rows: steps prime to the patch; tiled: the other
+ *   entry points         steps on fractional samples; _rows_single and
+ *                        _squares_8x4 the steps they are compiled for),
+ *                        sizes of one to three work-groups a side, against
+ *                        the model as patch_search: the regular grid's
+ *                        tables bit for bit, the rest left as it was
  * With --bench each kernel but the bm3d_filter_*, nlmeans_*, vbm3d_search
  * and work-group search ones is then timed on a larger input: the median
  * of --repeat launches (default 11), from OpenCL profiling events. --test
@@ -938,12 +939,29 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* patch_search                                                           */
 
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
-enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE };
+enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
+       SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_NB };
 
-static const char *const search_kernels[] = {
+static const char *const search_kernels[SEARCH_NB] = {
     "patch_search", "patch_search_tiled", "patch_search_rows",
-    "patch_search_squares", "patch_search_edge",
+    "patch_search_squares", "patch_search_edge", "patch_search_rows_single",
+    "patch_search_squares_8x4",
 };
+
+/* The kernel whose body and buffers a specialised entry point shares. */
+static int search_base(int kernel)
+{
+    return kernel == SEARCH_ROWS_SINGLE ? SEARCH_ROWS :
+           kernel == SEARCH_SQUARES_8X4 ? SEARCH_SQUARES : kernel;
+}
+
+/* Whether a search with this step is one the entry point is compiled for
+ * (8x8 patches): blocks of one sample, or a step of 4. */
+static int search_applies(int kernel, int step)
+{
+    return kernel == SEARCH_ROWS_SINGLE ? gcd(BM3D_PATCH, step) == 1 :
+           kernel == SEARCH_SQUARES_8X4 ? step == 4 : 1;
+}
 
 typedef struct SearchCase {
     int kernel;             /* SEARCH_* */
@@ -1195,8 +1213,9 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  * (nlmeans_gpu), windows of frames, bands. Sizes from one work-group to
  * two in each direction.
  */
-static void check_search(cl_program prog, int kernel)
+static void check_search(cl_program prog, int entry)
 {
+    const int kernel = search_base(entry);
     static const struct { int w, h; } sizes[] = {
         { 8, 8 }, { 9, 8 }, { 13, 11 }, { 24, 17 }, { 40, 24 },
     };
@@ -1217,11 +1236,11 @@ static void check_search(cl_program prog, int kernel)
                         kernel == SEARCH_SQUARES ? integer_levels : frac_levels;
     int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
-    cl_kernel k = get_kernel(prog, search_kernels[kernel]);
+    cl_kernel k = get_kernel(prog, search_kernels[entry]);
     Check c;
     int n = 0;
 
-    check_begin(&c, search_kernels[kernel]);
+    check_begin(&c, search_kernels[entry]);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
             for (int ri = 0; ri < 3; ri++) {
@@ -1246,6 +1265,8 @@ static void check_search(cl_program prog, int kernel)
                     sc.ref_slot = n % 4 == 2 ? 2 : 0;
                 }
                 n++;
+                if (!search_applies(entry, sc.step))
+                    continue;
                 if (work_group && !search_kernel_fits(k, kernel, sc.step)) {
                     snprintf(c.note, sizeof(c.note), "steps whose local "
                              "memory does not fit this device: skipped");
@@ -2416,7 +2437,7 @@ int main(int argc, char **argv)
     if (selected("vbm3d_search"))
         check_vbm3d_search();
     /* after the others, whose inputs for a seed they leave as they were */
-    for (int i = SEARCH_TILED; i <= SEARCH_EDGE; i++)
+    for (int i = SEARCH_TILED; i < SEARCH_NB; i++)
         if (selected(search_kernels[i]))
             check_search(progs[0], i);
     if (opt.bench)
