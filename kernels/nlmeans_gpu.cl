@@ -98,20 +98,20 @@ static float nlmeans_flat_mean(__global const float *frames, const uint *pos,
  * the weights on output. A negative threshold of channel 0 disables the
  * flat test.
  */
-__kernel void nlmeans_weights(__global const float *frames,
-                              int channels,
-                              uint channel_stride,
-                              int width,
-                              int patch,
-                              int nx,
-                              int ny,
-                              float bias,
-                              float inv_scale,
-                              int kernel_type,
-                              float4 flat_thresholds,
-                              __global const uint *positions,
-                              __global float *weights,
-                              __global float *flat_means)
+static void weights_group(__global const float *frames,
+                          int channels,
+                          uint channel_stride,
+                          int width,
+                          int patch,
+                          int nx,
+                          int ny,
+                          float bias,
+                          float inv_scale,
+                          int kernel_type,
+                          float4 flat_thresholds,
+                          __global const uint *positions,
+                          __global float *weights,
+                          __global float *flat_means)
 {
     int gx = get_global_id(0);
     int gy = get_global_id(1);
@@ -163,6 +163,48 @@ __kernel void nlmeans_weights(__global const float *frames,
     for (int c = 0; c < SEARCH_CHANNELS; c++)
         if (c < channels)
             flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
+}
+
+__kernel void nlmeans_weights(__global const float *frames,
+                              int channels,
+                              uint channel_stride,
+                              int width,
+                              int patch,
+                              int nx,
+                              int ny,
+                              float bias,
+                              float inv_scale,
+                              int kernel_type,
+                              float4 flat_thresholds,
+                              __global const uint *positions,
+                              __global float *weights,
+                              __global float *flat_means)
+{
+    weights_group(frames, channels, channel_stride, width, patch, nx, ny, bias,
+                  inv_scale, kernel_type, flat_thresholds, positions, weights,
+                  flat_means);
+}
+
+/* nlmeans_weights for 8x8 patches (the default): the flat test's loops over
+ * a patch's samples unrolled */
+__kernel void nlmeans_weights_p8(__global const float *frames,
+                                 int channels,
+                                 uint channel_stride,
+                                 int width,
+                                 int patch,
+                                 int nx,
+                                 int ny,
+                                 float bias,
+                                 float inv_scale,
+                                 int kernel_type,
+                                 float4 flat_thresholds,
+                                 __global const uint *positions,
+                                 __global float *weights,
+                                 __global float *flat_means)
+{
+    weights_group(frames, channels, channel_stride, width, 8, nx, ny, bias,
+                  inv_scale, kernel_type, flat_thresholds, positions, weights,
+                  flat_means);
 }
 
 /*

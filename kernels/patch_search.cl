@@ -422,8 +422,7 @@ void patch_search_edge(__global const float *frames,
  * not grow with the channels; the reference samples of further channels
  * are read from global memory.
  */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_tiled(__global const float *frames,
+static void search_tiled(__global const float *frames,
                         int channels,
                         uint channel_stride,
                         float4 channel_weights,
@@ -867,6 +866,20 @@ static void search_rows(__global const float *frames,
          first_slot, nb_frames, ring, ref_slot, patch_, step_, block_,       \
          radius, nx, ny, regular_nx, regular_ny, gy_first, ref_first,        \
          positions, distances, ref_tile, sums)
+
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_tiled(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_tiled, patch, step, block);
+}
+
+/* patch_search_tiled for 8x8 patches on a step of 4 (blocks of 4): bm3d_gpu
+ * `fast`'s second search, and colour searches with nlmeans_gpu's defaults */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_tiled_8x4(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_tiled, 8, 4, 4);
+}
 
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void patch_search_squares(SEARCH_WG_PARAMS)

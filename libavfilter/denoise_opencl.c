@@ -407,6 +407,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
+    [DENOISE_KERNEL_SEARCH_TILED_8X4]  = "patch_search_tiled_8x4",
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
@@ -934,6 +935,9 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->rows_local    = DENOISE_SEARCH_ROWS_UNROLL * region * tile * sizeof(cl_float);
     ds->tiled_fit = max_wg >= tile * tile &&
                     ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+    ds->tiled_8x4_fit = ds->tiled_fit &&
+                        max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_TILED_8X4]) >=
+                        tile * tile;
     ds->rows_fit  = patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
                     max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS]) >=
                     tile * tile &&
@@ -1005,7 +1009,10 @@ static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
     if (rows && (ds->block == 1 || !ds->tiled_fit))
         return ds->block == 1 && ds->rows_single_fit ?
                DENOISE_KERNEL_SEARCH_ROWS_SINGLE : DENOISE_KERNEL_SEARCH_ROWS;
-    return ds->tiled_fit ? DENOISE_KERNEL_SEARCH_TILED : -1;
+    if (!ds->tiled_fit)
+        return -1;
+    return ds->patch == 8 && ds->step == 4 && ds->tiled_8x4_fit ?
+           DENOISE_KERNEL_SEARCH_TILED_8X4 : DENOISE_KERNEL_SEARCH_TILED;
 }
 
 /*

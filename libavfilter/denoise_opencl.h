@@ -106,6 +106,7 @@ typedef struct DenoiseSearch {
     int regular_ny;
     int tiled;          ///< a work-group search for the regular grid
     int tiled_fit;      ///< patch_search_tiled fits the device
+    int tiled_8x4_fit;  ///< and patch_search_tiled_8x4 runs a tile
     int rows_fit;       ///< patch_search_rows fits (one-channel searches)
     int rows_single_fit; ///< and patch_search_rows_single runs a tile
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
@@ -292,6 +293,7 @@ enum DenoiseKernel {
     DENOISE_KERNEL_STORE,
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
+    DENOISE_KERNEL_SEARCH_TILED_8X4,
     DENOISE_KERNEL_SEARCH_SQUARES,
     DENOISE_KERNEL_SEARCH_SQUARES_8X4,
     DENOISE_KERNEL_SEARCH_ROWS,

@@ -100,6 +100,7 @@ typedef struct NLMeansGPUContext {
     int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_nlmeans_weights;
+    cl_kernel kernel_nlmeans_weights_p8;  ///< for 8x8 patches
     cl_kernel kernel_nlmeans_aggregate;
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
     cl_mem dst[DENOISE_MAX_COMPONENTS];
@@ -295,6 +296,7 @@ static int build_program(AVFilterContext *avctx)
     if (err < 0)
         return err;
     CL_CREATE_KERNEL(s, nlmeans_weights);
+    CL_CREATE_KERNEL(s, nlmeans_weights_p8);
     CL_CREATE_KERNEL(s, nlmeans_aggregate);
     return 0;
 fail:
@@ -402,7 +404,9 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
         DENOISE_ARG(s->flat_means[c]),
     };
 
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_weights,
+    return ff_denoise_opencl_run(avctx, &s->dn,
+                                 ds->patch == 8 ? s->kernel_nlmeans_weights_p8 :
+                                                  s->kernel_nlmeans_weights,
                                  args, FF_ARRAY_ELEMS(args), ds->nx, rows,
                                  0, 0, STAGE_WEIGHTS);
 }
@@ -599,6 +603,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
 
     ff_denoise_opencl_uninit(avctx, &s->dn);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_weights);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_weights_p8);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);

@@ -45,7 +45,7 @@
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
  *   nlmeans_weights      random tables (used entries, then +infinity) of
- *                        one channel or joint colour, both kernels, patch
+ *   (and _p8, on 8x8)    one channel or joint colour, both kernels, patch
  *                        sizes 1 to 8, sigma and h 0 or not, with and
  *                        without the flat test, against a C reference of
  *                        doc/nlmeans_gpu-algorithm.md ("Weights", "Flat
@@ -70,7 +70,8 @@
  *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
  *   and the specialised  rows: steps prime to the patch; tiled: the other
  *   entry points         steps on fractional samples; _rows_single and
- *                        _squares_8x4 the steps they are compiled for),
+ *                        _squares_8x4, _tiled_8x4 the steps they are
+ *                        compiled for),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
@@ -940,19 +941,20 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
-       SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_NB };
+       SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_TILED_8X4, SEARCH_NB };
 
 static const char *const search_kernels[SEARCH_NB] = {
     "patch_search", "patch_search_tiled", "patch_search_rows",
     "patch_search_squares", "patch_search_edge", "patch_search_rows_single",
-    "patch_search_squares_8x4",
+    "patch_search_squares_8x4", "patch_search_tiled_8x4",
 };
 
 /* The kernel whose body and buffers a specialised entry point shares. */
 static int search_base(int kernel)
 {
     return kernel == SEARCH_ROWS_SINGLE ? SEARCH_ROWS :
-           kernel == SEARCH_SQUARES_8X4 ? SEARCH_SQUARES : kernel;
+           kernel == SEARCH_SQUARES_8X4 ? SEARCH_SQUARES :
+           kernel == SEARCH_TILED_8X4 ? SEARCH_TILED : kernel;
 }
 
 /* Whether a search with this step is one the entry point is compiled for
@@ -960,7 +962,8 @@ static int search_base(int kernel)
 static int search_applies(int kernel, int step)
 {
     return kernel == SEARCH_ROWS_SINGLE ? gcd(BM3D_PATCH, step) == 1 :
-           kernel == SEARCH_SQUARES_8X4 ? step == 4 : 1;
+           kernel == SEARCH_SQUARES_8X4 ||
+           kernel == SEARCH_TILED_8X4 ? step == 4 : 1;
 }
 
 typedef struct SearchCase {
@@ -1725,6 +1728,7 @@ static void check_nlmeans_weights(void)
     check_begin(&c, "nlmeans_weights");
     for (int l = 0; l < 3; l++) {
         cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_weights");
+        cl_kernel k8 = get_kernel(progs[layouts[l][0] == 3], "nlmeans_weights_p8");
 
         for (int kt = 0; kt < 2; kt++)
             for (int fl = 0; fl < 2; fl++)
@@ -1737,8 +1741,12 @@ static void check_nlmeans_weights(void)
                             .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
                         };
                         nlmeans_case(&c, k, &nc, &max_ulps);
+                        /* and the entry point for 8x8 patches */
+                        if (nc.patch == 8)
+                            nlmeans_case(&c, k8, &nc, &max_ulps);
                     }
         clReleaseKernel(k);
+        clReleaseKernel(k8);
     }
     snprintf(c.note, sizeof(c.note), "exp weights within " XSTR(NLM_EXP_ULPS)
              " ulp (at most %" PRId64 " here), the rest bit for bit", max_ulps);
