@@ -849,7 +849,8 @@ static void search_rows(__global const float *frames,
  * blocks and rows, and reduces the reference tile's [i % block][i / block]
  * addressing, which otherwise takes integer divisions by a kernel argument
  * in the inner loop (on an H100, `ref` at 4608x3456: 76 -> 50 ms a search
- * with patch_search_rows_single). Separate entry points rather than a
+ * with patch_search_rows_single, 43 ms with patch_search_rows_8x3).
+ * Separate entry points rather than a
  * branch on the arguments around the body: PoCL 6 wrote outside the tables
  * with the latter.
  */
@@ -907,4 +908,11 @@ __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
 void patch_search_rows_single(SEARCH_WG_PARAMS)
 {
     SEARCH_WG_CALL(search_rows, patch, step, 1);
+}
+
+/* patch_search_rows_single for 8x8 patches on a step of 3: bm3d_gpu `ref` */
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void patch_search_rows_8x3(SEARCH_WG_PARAMS)
+{
+    SEARCH_WG_CALL(search_rows, 8, 3, 1);
 }

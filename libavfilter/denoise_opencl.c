@@ -412,6 +412,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
     [DENOISE_KERNEL_SEARCH_ROWS_SINGLE] = "patch_search_rows_single",
+    [DENOISE_KERNEL_SEARCH_ROWS_8X3]   = "patch_search_rows_8x3",
     [DENOISE_KERNEL_SEARCH_EDGE]       = "patch_search_edge",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
@@ -945,6 +946,9 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->rows_single_fit = ds->rows_fit &&
                           max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS_SINGLE]) >=
                           tile * tile;
+    ds->rows_8x3_fit = ds->rows_fit &&
+                       max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS_8X3]) >=
+                       tile * tile;
     ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
                       tile * tile;
     ds->squares_8x4_fit = ds->squares_fit &&
@@ -1007,7 +1011,9 @@ static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
         return ds->patch == 8 && ds->step == 4 && ds->squares_8x4_fit ?
                DENOISE_KERNEL_SEARCH_SQUARES_8X4 : DENOISE_KERNEL_SEARCH_SQUARES;
     if (rows && (ds->block == 1 || !ds->tiled_fit))
-        return ds->block == 1 && ds->rows_single_fit ?
+        return ds->patch == 8 && ds->step == 3 && ds->rows_8x3_fit ?
+               DENOISE_KERNEL_SEARCH_ROWS_8X3 :
+               ds->block == 1 && ds->rows_single_fit ?
                DENOISE_KERNEL_SEARCH_ROWS_SINGLE : DENOISE_KERNEL_SEARCH_ROWS;
     if (!ds->tiled_fit)
         return -1;
@@ -1032,7 +1038,8 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
     int rows = kernel == DENOISE_KERNEL_SEARCH_ROWS ||
-               kernel == DENOISE_KERNEL_SEARCH_ROWS_SINGLE;
+               kernel == DENOISE_KERNEL_SEARCH_ROWS_SINGLE ||
+               kernel == DENOISE_KERNEL_SEARCH_ROWS_8X3;
     size_t local2 = rows ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),

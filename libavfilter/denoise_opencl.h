@@ -109,6 +109,7 @@ typedef struct DenoiseSearch {
     int tiled_8x4_fit;  ///< and patch_search_tiled_8x4 runs a tile
     int rows_fit;       ///< patch_search_rows fits (one-channel searches)
     int rows_single_fit; ///< and patch_search_rows_single runs a tile
+    int rows_8x3_fit;   ///< and patch_search_rows_8x3 runs a tile
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
@@ -298,6 +299,7 @@ enum DenoiseKernel {
     DENOISE_KERNEL_SEARCH_SQUARES_8X4,
     DENOISE_KERNEL_SEARCH_ROWS,
     DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
+    DENOISE_KERNEL_SEARCH_ROWS_8X3,
     DENOISE_KERNEL_SEARCH_EDGE,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,

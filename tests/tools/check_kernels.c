@@ -70,8 +70,8 @@
  *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
  *   and the specialised  rows: steps prime to the patch; tiled: the other
  *   entry points         steps on fractional samples; _rows_single and
- *                        _squares_8x4, _tiled_8x4 the steps they are
- *                        compiled for),
+ *                        _squares_8x4, _tiled_8x4, _rows_8x3 the steps
+ *                        they are compiled for),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
@@ -941,29 +941,33 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
-       SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_TILED_8X4, SEARCH_NB };
+       SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_TILED_8X4,
+       SEARCH_ROWS_8X3, SEARCH_NB };
 
 static const char *const search_kernels[SEARCH_NB] = {
     "patch_search", "patch_search_tiled", "patch_search_rows",
     "patch_search_squares", "patch_search_edge", "patch_search_rows_single",
     "patch_search_squares_8x4", "patch_search_tiled_8x4",
+    "patch_search_rows_8x3",
 };
 
 /* The kernel whose body and buffers a specialised entry point shares. */
 static int search_base(int kernel)
 {
-    return kernel == SEARCH_ROWS_SINGLE ? SEARCH_ROWS :
+    return kernel == SEARCH_ROWS_SINGLE ||
+           kernel == SEARCH_ROWS_8X3 ? SEARCH_ROWS :
            kernel == SEARCH_SQUARES_8X4 ? SEARCH_SQUARES :
            kernel == SEARCH_TILED_8X4 ? SEARCH_TILED : kernel;
 }
 
 /* Whether a search with this step is one the entry point is compiled for
- * (8x8 patches): blocks of one sample, or a step of 4. */
+ * (8x8 patches): blocks of one sample, a step of 4, or a step of 3. */
 static int search_applies(int kernel, int step)
 {
     return kernel == SEARCH_ROWS_SINGLE ? gcd(BM3D_PATCH, step) == 1 :
            kernel == SEARCH_SQUARES_8X4 ||
-           kernel == SEARCH_TILED_8X4 ? step == 4 : 1;
+           kernel == SEARCH_TILED_8X4 ? step == 4 :
+           kernel == SEARCH_ROWS_8X3 ? step == 3 : 1;
 }
 
 typedef struct SearchCase {
