@@ -165,47 +165,23 @@ static void weights_group(__global const float *frames,
             flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
 }
 
-__kernel void nlmeans_weights(__global const float *frames,
-                              int channels,
-                              uint channel_stride,
-                              int width,
-                              int patch,
-                              int nx,
-                              int ny,
-                              float bias,
-                              float inv_scale,
-                              int kernel_type,
-                              float4 flat_thresholds,
-                              __global const uint *positions,
-                              __global float *weights,
-                              __global float *flat_means)
-{
-    weights_group(frames, channels, channel_stride, width, patch, nx, ny, bias,
-                  inv_scale, kernel_type, flat_thresholds, positions, weights,
-                  flat_means);
+/* An entry point of weights_group(): the patch size as the argument, or as
+ * a constant, whose flat test then has its loops over a patch unrolled */
+#define NLMEANS_WEIGHTS_KERNEL(name, patch_)                                  \
+__kernel void name(__global const float *frames, int channels,              \
+                   uint channel_stride, int width, int patch, int nx,       \
+                   int ny, float bias, float inv_scale, int kernel_type,    \
+                   float4 flat_thresholds, __global const uint *positions,  \
+                   __global float *weights, __global float *flat_means)     \
+{                                                                            \
+    weights_group(frames, channels, channel_stride, width, patch_, nx, ny,  \
+                  bias, inv_scale, kernel_type, flat_thresholds, positions, \
+                  weights, flat_means);                                      \
 }
 
-/* nlmeans_weights for 8x8 patches (the default): the flat test's loops over
- * a patch's samples unrolled */
-__kernel void nlmeans_weights_p8(__global const float *frames,
-                                 int channels,
-                                 uint channel_stride,
-                                 int width,
-                                 int patch,
-                                 int nx,
-                                 int ny,
-                                 float bias,
-                                 float inv_scale,
-                                 int kernel_type,
-                                 float4 flat_thresholds,
-                                 __global const uint *positions,
-                                 __global float *weights,
-                                 __global float *flat_means)
-{
-    weights_group(frames, channels, channel_stride, width, 8, nx, ny, bias,
-                  inv_scale, kernel_type, flat_thresholds, positions, weights,
-                  flat_means);
-}
+NLMEANS_WEIGHTS_KERNEL(nlmeans_weights, patch)
+/* 8x8 patches, the default */
+NLMEANS_WEIGHTS_KERNEL(nlmeans_weights_p8, 8)
 
 /*
  * One work-item per sample of the rows y_first to y_end - 1: the weighted

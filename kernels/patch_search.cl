@@ -423,29 +423,29 @@ void patch_search_edge(__global const float *frames,
  * are read from global memory.
  */
 static void search_tiled(__global const float *frames,
-                        int channels,
-                        uint channel_stride,
-                        float4 channel_weights,
-                        int width,
-                        int height,
-                        int first_slot,
-                        int nb_frames,
-                        int ring,
-                        int ref_slot,
-                        int patch,
-                        int step,
-                        int block,
-                        int radius,
-                        int nx,
-                        int ny,
-                        int regular_nx,
-                        int regular_ny,
-                        int gy_first,
-                        int ref_first,
-                        __global uint *positions,
-                        __global float *distances,
-                        __local float *ref_tile,
-                        __local float *block_sums)
+                         int channels,
+                         uint channel_stride,
+                         float4 channel_weights,
+                         int width,
+                         int height,
+                         int first_slot,
+                         int nb_frames,
+                         int ring,
+                         int ref_slot,
+                         int patch,
+                         int step,
+                         int block,
+                         int radius,
+                         int nx,
+                         int ny,
+                         int regular_nx,
+                         int regular_ny,
+                         int gy_first,
+                         int ref_first,
+                         __global uint *positions,
+                         __global float *distances,
+                         __local float *ref_tile,
+                         __local float *block_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -574,29 +574,29 @@ static void search_tiled(__global const float *frames,
 #define SQUARES_MAX_BLOCK 8
 
 static void search_squares(__global const float *frames,
-                        int channels,
-                        uint channel_stride,
-                        float4 channel_weights,
-                        int width,
-                        int height,
-                        int first_slot,
-                        int nb_frames,
-                        int ring,
-                        int ref_slot,
-                        int patch,
-                        int step,
-                        int block,
-                        int radius,
-                        int nx,
-                        int ny,
-                        int regular_nx,
-                        int regular_ny,
-                        int gy_first,
-                        int ref_first,
-                        __global uint *positions,
-                        __global float *distances,
-                        __local float *ref_tile,
-                        __local float *block_sums)
+                           int channels,
+                           uint channel_stride,
+                           float4 channel_weights,
+                           int width,
+                           int height,
+                           int first_slot,
+                           int nb_frames,
+                           int ring,
+                           int ref_slot,
+                           int patch,
+                           int step,
+                           int block,
+                           int radius,
+                           int nx,
+                           int ny,
+                           int regular_nx,
+                           int regular_ny,
+                           int gy_first,
+                           int ref_first,
+                           __global uint *positions,
+                           __global float *distances,
+                           __local float *ref_tile,
+                           __local float *block_sums)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -841,78 +841,42 @@ static void search_rows(__global const float *frames,
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
 
-
 /*
- * The work-group search kernels' parameters, and the call of a body with
- * them but patch, step and block, which a specialised entry point gives as
- * constants: the compiler then unrolls every loop over a patch's samples,
- * blocks and rows, and reduces the reference tile's [i % block][i / block]
- * addressing, which otherwise takes integer divisions by a kernel argument
- * in the inner loop (on an H100, `ref` at 4608x3456: 76 -> 50 ms a search
- * with patch_search_rows_single, 43 ms with patch_search_rows_8x3).
- * Separate entry points rather than a
- * branch on the arguments around the body: PoCL 6 wrote outside the tables
- * with the latter.
+ * An entry point of a work-group search: the body (search_tiled,
+ * search_squares or search_rows) with the arguments, or with the patch,
+ * step and block given as constants (the specialised entry points). The
+ * compiler then unrolls every loop over a patch's samples, blocks and rows,
+ * and reduces the reference tile's [i % block][i / block] addressing, which
+ * otherwise takes integer divisions by a kernel argument in the inner loop
+ * (on an H100, `ref` at 4608x3456: 76 -> 50 ms a search with
+ * patch_search_rows_single, 43 ms with patch_search_rows_8x3). Separate
+ * entry points rather than a branch on the arguments around the body: with
+ * the latter, PoCL 3.1 wrote outside the tables.
  */
-#define SEARCH_WG_PARAMS                                                     \
-    __global const float *frames, int channels, uint channel_stride,         \
-    float4 channel_weights, int width, int height, int first_slot,           \
-    int nb_frames, int ring, int ref_slot, int patch, int step, int block,   \
-    int radius, int nx, int ny, int regular_nx, int regular_ny,              \
-    int gy_first, int ref_first, __global uint *positions,                   \
-    __global float *distances, __local float *ref_tile, __local float *sums
-
-#define SEARCH_WG_CALL(body, patch_, step_, block_)                          \
+#define SEARCH_WG_KERNEL(name, body, patch_, step_, block_)                  \
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))               \
+void name(__global const float *frames, int channels, uint channel_stride,  \
+          float4 channel_weights, int width, int height, int first_slot,    \
+          int nb_frames, int ring, int ref_slot, int patch, int step,       \
+          int block, int radius, int nx, int ny, int regular_nx,            \
+          int regular_ny, int gy_first, int ref_first,                      \
+          __global uint *positions, __global float *distances,              \
+          __local float *ref_tile, __local float *sums)                     \
+{                                                                            \
     body(frames, channels, channel_stride, channel_weights, width, height,   \
          first_slot, nb_frames, ring, ref_slot, patch_, step_, block_,       \
          radius, nx, ny, regular_nx, regular_ny, gy_first, ref_first,        \
-         positions, distances, ref_tile, sums)
-
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_tiled(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_tiled, patch, step, block);
+         positions, distances, ref_tile, sums);                              \
 }
 
-/* patch_search_tiled for 8x8 patches on a step of 4 (blocks of 4): bm3d_gpu
- * `fast`'s second search, and colour searches with nlmeans_gpu's defaults */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_tiled_8x4(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_tiled, 8, 4, 4);
-}
-
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_squares(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_squares, patch, step, block);
-}
-
-/* patch_search_squares for 8x8 patches on a step of 4 (blocks of 4): the
- * defaults of nlmeans_gpu and of bm3d_gpu's `fast` */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_squares_8x4(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_squares, 8, 4, 4);
-}
-
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_rows(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_rows, patch, step, block);
-}
-
-/* patch_search_rows for blocks of one sample: steps prime to the patch size
- * (bm3d_gpu's `ref`, nlmeans_gpu's step 1) */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_rows_single(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_rows, patch, step, 1);
-}
-
-/* patch_search_rows_single for 8x8 patches on a step of 3: bm3d_gpu `ref` */
-__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
-void patch_search_rows_8x3(SEARCH_WG_PARAMS)
-{
-    SEARCH_WG_CALL(search_rows, 8, 3, 1);
-}
+SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
+SEARCH_WG_KERNEL(patch_search_squares, search_squares, patch, step, block)
+SEARCH_WG_KERNEL(patch_search_rows,    search_rows,    patch, step, block)
+/* blocks of one sample: steps prime to the patch size (nlmeans_gpu's step 1) */
+SEARCH_WG_KERNEL(patch_search_rows_single, search_rows, patch, step, 1)
+/* 8x8 patches on a step of 4, blocks of 4: the defaults of nlmeans_gpu and of
+ * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
+SEARCH_WG_KERNEL(patch_search_squares_8x4, search_squares, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
+/* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
+SEARCH_WG_KERNEL(patch_search_rows_8x3,    search_rows,    8, 3, 1)

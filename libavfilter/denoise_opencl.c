@@ -607,6 +607,18 @@ static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
     return size;
 }
 
+/*
+ * The entry point of a work-group search: 'special', the kernel compiled
+ * for this search's patch and step, where 'applies' and it runs a tile of
+ * tile x tile work-items on this device, else 'generic'.
+ */
+static int search_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                        int generic, int special, int applies, size_t tile)
+{
+    return applies && max_work_group(avctx, dn->kernels[special]) >= tile * tile ?
+           special : generic;
+}
+
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           cl_kernel kernel, const OpenCLKernelArg *args,
                           int nb_args, size_t width, size_t height,
@@ -936,24 +948,25 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->rows_local    = DENOISE_SEARCH_ROWS_UNROLL * region * tile * sizeof(cl_float);
     ds->tiled_fit = max_wg >= tile * tile &&
                     ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
-    ds->tiled_8x4_fit = ds->tiled_fit &&
-                        max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_TILED_8X4]) >=
-                        tile * tile;
     ds->rows_fit  = patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
                     max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS]) >=
                     tile * tile &&
                     ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
-    ds->rows_single_fit = ds->rows_fit &&
-                          max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS_SINGLE]) >=
-                          tile * tile;
-    ds->rows_8x3_fit = ds->rows_fit &&
-                       max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS_8X3]) >=
-                       tile * tile;
     ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
                       tile * tile;
-    ds->squares_8x4_fit = ds->squares_fit &&
-                          max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES_8X4]) >=
-                          tile * tile;
+    ds->tiled_entry   = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_TILED,
+                                     DENOISE_KERNEL_SEARCH_TILED_8X4,
+                                     patch == 8 && step == 4, tile);
+    ds->squares_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_SQUARES,
+                                     DENOISE_KERNEL_SEARCH_SQUARES_8X4,
+                                     patch == 8 && step == 4, tile);
+    ds->rows_entry    = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
+                                     DENOISE_KERNEL_SEARCH_ROWS_8X3,
+                                     patch == 8 && step == 3, tile);
+    if (ds->rows_entry == DENOISE_KERNEL_SEARCH_ROWS)
+        ds->rows_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
+                                      DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
+                                      ds->block == 1, tile);
     ds->edge_fit    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
                       DENOISE_SEARCH_EDGE_LANES;
     fits = ds->tiled_fit || ds->rows_fit;
@@ -1008,17 +1021,10 @@ static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
     int rows = ds->rows_fit && ch->nb == 1;
 
     if (squares_fit(ds, ch))
-        return ds->patch == 8 && ds->step == 4 && ds->squares_8x4_fit ?
-               DENOISE_KERNEL_SEARCH_SQUARES_8X4 : DENOISE_KERNEL_SEARCH_SQUARES;
+        return ds->squares_entry;
     if (rows && (ds->block == 1 || !ds->tiled_fit))
-        return ds->patch == 8 && ds->step == 3 && ds->rows_8x3_fit ?
-               DENOISE_KERNEL_SEARCH_ROWS_8X3 :
-               ds->block == 1 && ds->rows_single_fit ?
-               DENOISE_KERNEL_SEARCH_ROWS_SINGLE : DENOISE_KERNEL_SEARCH_ROWS;
-    if (!ds->tiled_fit)
-        return -1;
-    return ds->patch == 8 && ds->step == 4 && ds->tiled_8x4_fit ?
-           DENOISE_KERNEL_SEARCH_TILED_8X4 : DENOISE_KERNEL_SEARCH_TILED;
+        return ds->rows_entry;
+    return ds->tiled_fit ? ds->tiled_entry : -1;
 }
 
 /*
@@ -1037,10 +1043,7 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
-    int rows = kernel == DENOISE_KERNEL_SEARCH_ROWS ||
-               kernel == DENOISE_KERNEL_SEARCH_ROWS_SINGLE ||
-               kernel == DENOISE_KERNEL_SEARCH_ROWS_8X3;
-    size_t local2 = rows ? ds->rows_local : ds->tile_local[1];
+    size_t local2 = kernel == ds->rows_entry ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),

@@ -106,10 +106,13 @@ typedef struct DenoiseSearch {
     int regular_ny;
     int tiled;          ///< a work-group search for the regular grid
     int tiled_fit;      ///< patch_search_tiled fits the device
-    int tiled_8x4_fit;  ///< and patch_search_tiled_8x4 runs a tile
     int rows_fit;       ///< patch_search_rows fits (one-channel searches)
-    int rows_single_fit; ///< and patch_search_rows_single runs a tile
-    int rows_8x3_fit;   ///< and patch_search_rows_8x3 runs a tile
+    /**
+     * The entry point (enum DenoiseKernel) of each work-group search for
+     * this one: the generic kernel, or its specialisation for this patch
+     * and step where there is one that runs a tile on this device.
+     */
+    int tiled_entry, squares_entry, rows_entry;
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
@@ -120,7 +123,6 @@ typedef struct DenoiseSearch {
      */
     int integer_samples;
     int squares_fit;    ///< patch_search_squares runs a tile on this device
-    int squares_8x4_fit; ///< patch_search_squares_8x4 runs a tile
     int edge_fit;       ///< patch_search_edge runs its work-groups on this device
 } DenoiseSearch;
 
