@@ -944,30 +944,31 @@ enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_TILED_8X4,
        SEARCH_ROWS_8X3, SEARCH_NB };
 
-static const char *const search_kernels[SEARCH_NB] = {
-    "patch_search", "patch_search_tiled", "patch_search_rows",
-    "patch_search_squares", "patch_search_edge", "patch_search_rows_single",
-    "patch_search_squares_8x4", "patch_search_tiled_8x4",
-    "patch_search_rows_8x3",
+/* Each entry point: its name, the kernel whose body and buffers it shares,
+ * and the steps it is compiled for (8x8 patches; 0: any, -1: steps prime
+ * to 8, whose blocks are single samples). */
+static const struct {
+    const char *name;
+    int base;
+    int step;
+} search_kernels[SEARCH_NB] = {
+    [SEARCH_PATCH]       = { "patch_search",             SEARCH_PATCH,   0 },
+    [SEARCH_TILED]       = { "patch_search_tiled",       SEARCH_TILED,   0 },
+    [SEARCH_ROWS]        = { "patch_search_rows",        SEARCH_ROWS,    0 },
+    [SEARCH_SQUARES]     = { "patch_search_squares",     SEARCH_SQUARES, 0 },
+    [SEARCH_EDGE]        = { "patch_search_edge",        SEARCH_EDGE,    0 },
+    [SEARCH_ROWS_SINGLE] = { "patch_search_rows_single", SEARCH_ROWS,   -1 },
+    [SEARCH_SQUARES_8X4] = { "patch_search_squares_8x4", SEARCH_SQUARES, 4 },
+    [SEARCH_TILED_8X4]   = { "patch_search_tiled_8x4",   SEARCH_TILED,   4 },
+    [SEARCH_ROWS_8X3]    = { "patch_search_rows_8x3",    SEARCH_ROWS,    3 },
 };
 
-/* The kernel whose body and buffers a specialised entry point shares. */
-static int search_base(int kernel)
+/* Whether a search with this step is one the entry point is compiled for. */
+static int search_applies(int entry, int step)
 {
-    return kernel == SEARCH_ROWS_SINGLE ||
-           kernel == SEARCH_ROWS_8X3 ? SEARCH_ROWS :
-           kernel == SEARCH_SQUARES_8X4 ? SEARCH_SQUARES :
-           kernel == SEARCH_TILED_8X4 ? SEARCH_TILED : kernel;
-}
+    int only = search_kernels[entry].step;
 
-/* Whether a search with this step is one the entry point is compiled for
- * (8x8 patches): blocks of one sample, a step of 4, or a step of 3. */
-static int search_applies(int kernel, int step)
-{
-    return kernel == SEARCH_ROWS_SINGLE ? gcd(BM3D_PATCH, step) == 1 :
-           kernel == SEARCH_SQUARES_8X4 ||
-           kernel == SEARCH_TILED_8X4 ? step == 4 :
-           kernel == SEARCH_ROWS_8X3 ? step == 3 : 1;
+    return only < 0 ? gcd(BM3D_PATCH, step) == 1 : !only || step == only;
 }
 
 typedef struct SearchCase {
@@ -1222,7 +1223,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  */
 static void check_search(cl_program prog, int entry)
 {
-    const int kernel = search_base(entry);
+    const int kernel = search_kernels[entry].base;
     static const struct { int w, h; } sizes[] = {
         { 8, 8 }, { 9, 8 }, { 13, 11 }, { 24, 17 }, { 40, 24 },
     };
@@ -1243,11 +1244,11 @@ static void check_search(cl_program prog, int entry)
                         kernel == SEARCH_SQUARES ? integer_levels : frac_levels;
     int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
-    cl_kernel k = get_kernel(prog, search_kernels[entry]);
+    cl_kernel k = get_kernel(prog, search_kernels[entry].name);
     Check c;
     int n = 0;
 
-    check_begin(&c, search_kernels[entry]);
+    check_begin(&c, search_kernels[entry].name);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
             for (int ri = 0; ri < 3; ri++) {
@@ -2450,7 +2451,7 @@ int main(int argc, char **argv)
         check_vbm3d_search();
     /* after the others, whose inputs for a seed they leave as they were */
     for (int i = SEARCH_TILED; i < SEARCH_NB; i++)
-        if (selected(search_kernels[i]))
+        if (selected(search_kernels[i].name))
             check_search(progs[0], i);
     if (opt.bench)
         bench_all(progs[0]);
