@@ -106,7 +106,7 @@ static float search_distance(__global const float *a, __global const float *b,
                 float sum = 0.0f;
                 for (int i = k; i < k + block; i++) {
                     float d = ac[i] - bc[i];
-                    sum += d * d;
+                    sum = fma(d, d, sum);
                 }
                 blocks += search_channel_weight(channel_weights, c) * sum;
             }
@@ -507,7 +507,7 @@ static void search_tiled(__global const float *frames,
 #pragma unroll
                             for (int u = 0; u < UNROLL; u++) {
                                 float d = r - row[clamp(px + u, 0, width - 1)];
-                                sum[u] += d * d;
+                                sum[u] = fma(d, d, sum[u]);
                             }
                         }
 #pragma unroll
@@ -657,7 +657,7 @@ static void search_squares(__global const float *frames,
 #pragma unroll
                                 for (int u = 0; u < SQUARES_UNROLL; u++) {
                                     float d = r - cand[k + u];
-                                    sum[u] += d * d;
+                                    sum[u] = fma(d, d, sum[u]);
                                 }
                             }
                         }
@@ -800,7 +800,7 @@ static void search_rows(__global const float *frames,
 #pragma unroll
                             for (int u = 0; u < ROWS_UNROLL; u++) {
                                 float d = r - cand[k + u];
-                                sum[u] += d * d;
+                                sum[u] = fma(d, d, sum[u]);
                             }
                             /* the end of a block: its sum into the row */
                             if ((k + 1) % block == 0) {

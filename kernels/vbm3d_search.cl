@@ -49,7 +49,7 @@ static float vbm3d_distance(const float *ref, __global const float *b,
 #pragma unroll
         for (int i = 0; i < K; i++) {
             float d = ref[j * K + i] - b[j * width + i];
-            row += d * d;
+            row = fma(d, d, row);
         }
         ssd += row;
     }
@@ -127,7 +127,7 @@ static void vbm3d_scan_window(__global const float *frames, const float *ref,
 #pragma unroll
                 for (int i = 0; i < K; i++) {
                     float d = ref[j * K + i] - row[c + i];
-                    sum += d * d;
+                    sum = fma(d, d, sum);
                 }
                 acc[c] += sum;
             }

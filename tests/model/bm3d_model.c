@@ -326,7 +326,7 @@ float bm3d_patch_distance(const float *a, const float *b, int width,
             float sum = 0.0f;
             for (i = k; i < k + block; i++) {
                 float d = a[j * width + i] - b[j * width + i];
-                sum += d * d;
+                sum = fmaf(d, d, sum);
             }
             row += sum;
         }

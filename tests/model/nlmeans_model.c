@@ -235,7 +235,7 @@ static float patch_distance(const Stack *st, const Geometry *geo,
                     float d = sample(st, c, t, x0 + i, y0 + j) -
                               sample(st, c, f, x + i, y + j);
 
-                    q += d * d;                 /* fl(fl(d * d) + q) */
+                    q = fmaf(d, d, q);          /* fl(d * d + q), one rounding */
                 }
                 block += wp->omega[c] * q;      /* fl(omega_c * Q) */
             }
