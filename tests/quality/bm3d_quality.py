@@ -43,17 +43,25 @@ PEER_RANGES = (3, 5, 9, 15, 21, 31)
 def search_peer(run, sigma, factors, with_range, refinements=2):
     """FFmpeg's bm3d at its best: run(s, block, range) -> PSNR. Sigma on a
     grid of sigma * factors, then the block size, then the range (when it
-    matters: two passes), then sigma again around the first. Returns (sigma,
-    block, range, PSNR)."""
-    s, _, _ = search_parameter(lambda v: run(v, 16, 9), factors, sigma, 1.0, 999.9,
+    matters: two passes), then sigma again around the first; a setting is
+    run once, however many of the searches try it. Returns (sigma, block,
+    range, PSNR)."""
+    scores = {}
+
+    def once(v, b, r):
+        if (v, b, r) not in scores:
+            scores[(v, b, r)] = run(v, b, r)
+        return scores[(v, b, r)]
+
+    s, _, _ = search_parameter(lambda v: once(v, 16, 9), factors, sigma, 1.0, 999.9,
                                refinements=refinements)
-    block, _, _ = search_choice(lambda b: run(s, b, 9), PEER_BLOCKS, PEER_BLOCKS.index(16))
+    block, _, _ = search_choice(lambda b: once(s, b, 9), PEER_BLOCKS, PEER_BLOCKS.index(16))
     rng = 9
     if with_range:
-        rng, _, _ = search_choice(lambda r: run(s, block, r), PEER_RANGES, PEER_RANGES.index(9))
+        rng, _, _ = search_choice(lambda r: once(s, block, r), PEER_RANGES, PEER_RANGES.index(9))
     f = s / sigma
     step = factors[1] - factors[0]
-    s, score, _ = search_parameter(lambda v: run(v, block, rng), (f - step, f, f + step),
+    s, score, _ = search_parameter(lambda v: once(v, block, rng), (f - step, f, f + step),
                                    sigma, 1.0, 999.9, refinements=refinements)
     return s, block, rng, score
 
@@ -239,10 +247,14 @@ def main():
             return split_psnr(ff.filter_raw(noisy_yuv, "yuv420p", size, size, chain, opencl=opencl))
 
         ours = yuv("hwupload,bm3d_gpu=sigma=%g:preset=ref,hwdownload,format=yuv420p" % sigma, True)
-        ps, pb, _, _ = search_peer(
-            lambda v, b, r: sum(yuv("bm3d=sigma=%g:group=1:estim=basic:block=%d" % (v, b), False)),
-            sigma, (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), False)
-        peer = yuv("bm3d=sigma=%g:group=1:estim=basic:block=%d" % (ps, pb), False)
+        peer_psnr = {}
+
+        def yuv_peer(v, b, r):
+            peer_psnr[(v, b)] = yuv("bm3d=sigma=%g:group=1:estim=basic:block=%d" % (v, b), False)
+            return sum(peer_psnr[(v, b)])
+
+        ps, pb, _, _ = search_peer(yuv_peer, sigma, (3.0, 4.0, 5.0, 6.0, 7.0, 8.0), False)
+        peer = peer_psnr[(ps, pb)]
         ps = "sigma=%g:block=%d" % (ps, pb)
         yuv_rows.append((sigma, split_psnr(noisy_yuv), ours, peer, ps))
         log("4:2:0 sigma %g: bm3d_gpu ref luma %.2f chroma %.2f, FFmpeg bm3d luma %.2f chroma %.2f "
