@@ -564,11 +564,13 @@ static void search_tiled(__global const float *frames,
  * above. The work-group sums the squared differences of its region over
  * square blocks of 'block' x 'block' samples, each shared by every patch
  * that contains it (a patch of 8 on a step of 4 adds 4 blocks, not 16 row
- * pieces), for SQUARES_UNROLL offsets at a time; each work-item keeps the
+ * pieces), for 'unroll' offsets at a time (at most SQUARES_UNROLL: 7 where
+ * that takes as many passes over the window's width as 8, for example 3 for
+ * the default window of 21 instead of 24 offsets); each work-item keeps the
  * candidate samples of a row in registers across the offsets.
  *
  * Local memory as patch_search_tiled's: ref_tile rw * rh floats, then
- * block_sums SQUARES_UNROLL * (rw / block) * (rh / block) floats.
+ * block_sums unroll * (rw / block) * (rh / block) floats.
  */
 #define SQUARES_UNROLL    8
 #define SQUARES_MAX_BLOCK 8
@@ -596,7 +598,8 @@ static void search_squares(__global const float *frames,
                            __global uint *positions,
                            __global float *distances,
                            __local float *ref_tile,
-                           __local float *block_sums)
+                           __local float *block_sums,
+                           const int unroll)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -631,13 +634,13 @@ static void search_squares(__global const float *frames,
         __global const float *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += SQUARES_UNROLL) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
                 for (int bx = first_bx, by = first_by; by < nby;) {
                     float sum[SQUARES_UNROLL];
                     int px0 = x_base + bx * block + dx0;
 
 #pragma unroll
-                    for (int u = 0; u < SQUARES_UNROLL; u++)
+                    for (int u = 0; u < unroll; u++)
                         sum[u] = 0.0f;
                     for (int j = 0; j < block; j++) {
                         int ry = by * block + j;
@@ -648,14 +651,14 @@ static void search_squares(__global const float *frames,
 
 #pragma unroll
                         for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
-                            if (k < block + SQUARES_UNROLL - 1)
+                            if (k < block + unroll - 1)
                                 cand[k] = row[clamp(px0 + k, 0, width - 1)];
 #pragma unroll
                         for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
                             if (k < block) {
                                 float r = ref_row[k * nbx];
 #pragma unroll
-                                for (int u = 0; u < SQUARES_UNROLL; u++) {
+                                for (int u = 0; u < unroll; u++) {
                                     float d = r - cand[k + u];
                                     sum[u] = fma(d, d, sum[u]);
                                 }
@@ -663,7 +666,7 @@ static void search_squares(__global const float *frames,
                         }
                     }
 #pragma unroll
-                    for (int u = 0; u < SQUARES_UNROLL; u++)
+                    for (int u = 0; u < unroll; u++)
                         block_sums[(u * nby + by) * nbx + bx] = sum[u];
 
                     bx += stride_bx;
@@ -676,7 +679,7 @@ static void search_squares(__global const float *frames,
                 barrier(CLK_LOCAL_MEM_FENCE);
 
                 /* each patch: the square blocks it covers */
-                for (int u = 0; u < SQUARES_UNROLL && active; u++) {
+                for (int u = 0; u < unroll && active; u++) {
                     int cx = x0 + dx0 + u, cy = y0 + dy;
                     __local const float *b = block_sums +
                         (u * nby + ly * blocks_per_step) * nbx + lx * blocks_per_step;
@@ -843,7 +846,8 @@ static void search_rows(__global const float *frames,
 
 /*
  * An entry point of a work-group search: the body (search_tiled,
- * search_squares or search_rows) with the arguments, or with the patch,
+ * search_squares with 8 or 7 offsets a pass, or search_rows) with the
+ * arguments, or with the patch,
  * step and block given as constants (the specialised entry points). The
  * compiler then unrolls every loop over a patch's samples, blocks and rows,
  * and reduces the reference tile's [i % block][i / block] addressing, which
@@ -869,14 +873,19 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
          positions, distances, ref_tile, sums);                              \
 }
 
+/* search_squares with SQUARES_UNROLL or 7 offsets a pass */
+#define SEARCH_SQUARES_8(...) search_squares(__VA_ARGS__, SQUARES_UNROLL)
+#define SEARCH_SQUARES_7(...) search_squares(__VA_ARGS__, 7)
+
 SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
-SEARCH_WG_KERNEL(patch_search_squares, search_squares, patch, step, block)
+SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
 SEARCH_WG_KERNEL(patch_search_rows,    search_rows,    patch, step, block)
 /* blocks of one sample: steps prime to the patch size (nlmeans_gpu's step 1) */
 SEARCH_WG_KERNEL(patch_search_rows_single, search_rows, patch, step, 1)
 /* 8x8 patches on a step of 4, blocks of 4: the defaults of nlmeans_gpu and of
  * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
-SEARCH_WG_KERNEL(patch_search_squares_8x4, search_squares, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
 SEARCH_WG_KERNEL(patch_search_rows_8x3,    search_rows,    8, 3, 1)

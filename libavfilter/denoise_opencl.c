@@ -410,6 +410,7 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_TILED_8X4]  = "patch_search_tiled_8x4",
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
+    [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7] = "patch_search_squares_8x4_u7",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
     [DENOISE_KERNEL_SEARCH_ROWS_SINGLE] = "patch_search_rows_single",
     [DENOISE_KERNEL_SEARCH_ROWS_8X3]   = "patch_search_rows_8x3",
@@ -605,6 +606,20 @@ static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
                                  &size, NULL) != CL_SUCCESS)
         return 0;
     return size;
+}
+
+/*
+ * The squares search for 8x8 patches on a step of 4 with 7 offsets a pass
+ * where that takes as many passes over the window's 2 * radius + 1 columns
+ * as 8 (for the default window of 21: 3 passes of 7, not of 8, of which 3
+ * offsets were outside the window), else with 8.
+ */
+static int squares_8x4_entry(int radius)
+{
+    int width = 2 * radius + 1;
+
+    return (width + 6) / 7 == (width + 7) / 8 ?
+           DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7 : DENOISE_KERNEL_SEARCH_SQUARES_8X4;
 }
 
 /*
@@ -958,7 +973,7 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                      DENOISE_KERNEL_SEARCH_TILED_8X4,
                                      patch == 8 && step == 4, tile);
     ds->squares_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_SQUARES,
-                                     DENOISE_KERNEL_SEARCH_SQUARES_8X4,
+                                     squares_8x4_entry(radius),
                                      patch == 8 && step == 4, tile);
     ds->rows_entry    = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
                                      DENOISE_KERNEL_SEARCH_ROWS_8X3,
