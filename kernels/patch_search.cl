@@ -564,15 +564,18 @@ static void search_tiled(__global const float *frames,
  * above. The work-group sums the squared differences of its region over
  * square blocks of 'block' x 'block' samples, each shared by every patch
  * that contains it (a patch of 8 on a step of 4 adds 4 blocks, not 16 row
- * pieces), for 'unroll' offsets at a time (at most SQUARES_UNROLL: 7 where
- * that takes as many passes over the window's width as 8, for example 3 for
- * the default window of 21 instead of 24 offsets); each work-item keeps the
- * candidate samples of a row in registers across the offsets.
+ * pieces), for 'unroll' offsets at a time (at most SQUARES_UNROLL; fewer
+ * passes over the window's width save more than fewer offsets: for the
+ * default window of 21, 2 passes of 11 offsets are faster than 3 of 7 or of
+ * 8); each work-item keeps the candidate samples of a row in registers
+ * across the offsets.
  *
  * Local memory as patch_search_tiled's: ref_tile rw * rh floats, then
- * block_sums unroll * (rw / block) * (rh / block) floats.
+ * block_sums unroll * (rw / block) * (rh / block) floats, within the
+ * SEARCH_UNROLL * (rw / block) * rh of patch_search_tiled's buffer where
+ * unroll <= SEARCH_UNROLL * block (8 with blocks of 2, 11 with blocks of 4).
  */
-#define SQUARES_UNROLL    8
+#define SQUARES_UNROLL    11
 #define SQUARES_MAX_BLOCK 8
 
 static void search_squares(__global const float *frames,
@@ -846,7 +849,7 @@ static void search_rows(__global const float *frames,
 
 /*
  * An entry point of a work-group search: the body (search_tiled,
- * search_squares with 8 or 7 offsets a pass, or search_rows) with the
+ * search_squares with 7, 8 or 11 offsets a pass, or search_rows) with the
  * arguments, or with the patch,
  * step and block given as constants (the specialised entry points). The
  * compiler then unrolls every loop over a patch's samples, blocks and rows,
@@ -873,9 +876,10 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
          positions, distances, ref_tile, sums);                              \
 }
 
-/* search_squares with SQUARES_UNROLL or 7 offsets a pass */
-#define SEARCH_SQUARES_8(...) search_squares(__VA_ARGS__, SQUARES_UNROLL)
-#define SEARCH_SQUARES_7(...) search_squares(__VA_ARGS__, 7)
+/* search_squares with 7, 8 or 11 offsets a pass */
+#define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7)
+#define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8)
+#define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11)
 
 SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
 SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
@@ -886,6 +890,7 @@ SEARCH_WG_KERNEL(patch_search_rows_single, search_rows, patch, step, 1)
  * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
 SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
 SEARCH_WG_KERNEL(patch_search_rows_8x3,    search_rows,    8, 3, 1)

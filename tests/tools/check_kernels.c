@@ -942,7 +942,7 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_SQUARES_8X4_U7,
-       SEARCH_TILED_8X4, SEARCH_ROWS_8X3, SEARCH_NB };
+       SEARCH_SQUARES_8X4_U11, SEARCH_TILED_8X4, SEARCH_ROWS_8X3, SEARCH_NB };
 
 /* Each entry point: its name, the kernel whose body and buffers it shares,
  * and the steps it is compiled for (8x8 patches; 0: any, -1: steps prime
@@ -960,6 +960,7 @@ static const struct {
     [SEARCH_ROWS_SINGLE] = { "patch_search_rows_single", SEARCH_ROWS,   -1 },
     [SEARCH_SQUARES_8X4] = { "patch_search_squares_8x4", SEARCH_SQUARES, 4 },
     [SEARCH_SQUARES_8X4_U7] = { "patch_search_squares_8x4_u7", SEARCH_SQUARES, 4 },
+    [SEARCH_SQUARES_8X4_U11] = { "patch_search_squares_8x4_u11", SEARCH_SQUARES, 4 },
     [SEARCH_TILED_8X4]   = { "patch_search_tiled_8x4",   SEARCH_TILED,   4 },
     [SEARCH_ROWS_8X3]    = { "patch_search_rows_8x3",    SEARCH_ROWS,    3 },
 };
