@@ -70,8 +70,9 @@
  *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
  *   and the specialised  rows: steps prime to the patch; tiled: the other
  *   entry points         steps on fractional samples; _rows_single and
- *                        _squares_8x4, _tiled_8x4, _rows_8x3 the steps
- *                        they are compiled for),
+ *                        _squares_8x4 (8, 7 and 11 offsets a pass: _u7,
+ *                        _u11), _tiled_8x4, _rows_8x3 the steps they are
+ *                        compiled for, on windows of 5, 11 and 21),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
