@@ -850,11 +850,11 @@ static void search_rows(__global const float *frames,
 /*
  * An entry point of a work-group search: the body (search_tiled,
  * search_squares with 7, 8 or 11 offsets a pass, or search_rows) with the
- * arguments, or with the patch,
- * step and block given as constants (the specialised entry points). The
- * compiler then unrolls every loop over a patch's samples, blocks and rows,
- * and reduces the reference tile's [i % block][i / block] addressing, which
- * otherwise takes integer divisions by a kernel argument in the inner loop
+ * arguments, or with the patch, step and block given as constants (the
+ * specialised entry points). The compiler then unrolls every loop over a
+ * patch's samples, blocks and rows, and reduces the reference tile's
+ * [i % block][i / block] addressing, which otherwise takes integer
+ * divisions by a kernel argument in the inner loop
  * (on an H100, `ref` at 4608x3456: 76 -> 50 ms a search with
  * patch_search_rows_single, 43 ms with patch_search_rows_8x3). Separate
  * entry points rather than a branch on the arguments around the body: with
