@@ -21,17 +21,22 @@
 /*
  * Built after patch_search.cl (NB: the size of its tables, the largest
  * group), with BM3D_HAAR defined to 1 for the Haar transform along the
- * groups, 0 for Walsh-Hadamard, and BM3D_INT64_ATOMICS to 1 where the device
- * has 64-bit integer atomics, 0 for the 32-bit fallback.
+ * groups, 0 for Walsh-Hadamard, BM3D_INT64_ATOMICS to 1 where the device
+ * has 64-bit integer atomics, 0 for the 32-bit fallback, and the 2-D
+ * transforms BM3D_FWD1, BM3D_INV1 (first step: DCT or Bior1.5) and
+ * BM3D_FWD2, BM3D_INV2 (second step: DCT), each the bits of its 64 float
+ * coefficients, m[r * 8 + c].
  * doc/bm3d_gpu-algorithm.md is the exact contract with the golden model.
  * vbm3d_gpu adds vbm3d_search.cl after this file.
  *
  * One work-group of 64 work-items per group of 8x8 patches; work-item
  * (a, b) = (lid / 8, lid % 8) holds sample or coefficient (a, b) of every
  * patch of the group in registers. The 2-D transforms go through local
- * memory, the 1-D transform along the group stays in registers, and the
- * result is added to fixed-point accumulators with 64-bit integer atomics,
- * so the output does not depend on the order of the groups.
+ * memory a line at a time (a work-item transforms a row or a column of a
+ * patch in registers), the 1-D transform along the group stays in
+ * registers, and the result is added to fixed-point accumulators with
+ * 64-bit integer atomics, so the output does not depend on the order of
+ * the groups.
  */
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -75,80 +80,97 @@ static long bm3d_read(__global const long *acc, uint i)
 #endif
 }
 
-/* Row a and row b of the 8x8 matrix m, for work-item (a, b): the
- * coefficients it applies in the two passes of a 2-D transform. They are
- * read once into registers, since the work-items of a warp read different
- * rows, which constant memory serves one address at a time. */
-static void bm3d_matrix_rows(__constant float *m, int lid, float *row_a, float *row_b)
-{
-    int a = lid / K, b = lid % K;
+/*
+ * A stack of patches in local memory: sample (a, b) of patch z at
+ * BM3D_AT(z, a, b). Rows are padded to 9 samples, so that the work-items of
+ * a warp, each on a row (or each on a column) of its own, read and write
+ * distinct banks.
+ */
+#define ROW_PITCH   (K + 1)
+#define PATCH_PITCH (K * ROW_PITCH)
+#define BM3D_AT(z, a, b) ((z) * PATCH_PITCH + (a) * ROW_PITCH + (b))
 
+/* The 2-D transforms of the two steps and their inverses: constants of
+ * the program, which the compiler folds into the instructions. */
+__constant uint bm3d_fwd1[KK] = { BM3D_FWD1 };
+__constant uint bm3d_inv1[KK] = { BM3D_INV1 };
+__constant uint bm3d_fwd2[KK] = { BM3D_FWD2 };
+__constant uint bm3d_inv2[KK] = { BM3D_INV2 };
+
+/* y[j] = sum over i = 0 .. 7, in that order, of m[j][i] * s[i]. */
+static void bm3d_matrix_apply(__constant uint *m, const float *s, float *y)
+{
 #pragma unroll
-    for (int i = 0; i < K; i++) {
-        row_a[i] = m[a * K + i];
-        row_b[i] = m[b * K + i];
-    }
-}
-
-/* Forward 2-D transform (matrix fwd: DCT or Bior1.5, given by its rows a
- * and b, see bm3d_matrix_rows) of the n patches of 'stack' (local,
- * [z][a * 8 + b]) into the registers x: rows first, then columns. */
-static void bm3d_transform_forward(__local float *stack, __local float *scratch,
-                                   const float *fwd_a, const float *fwd_b,
-                                   int n, int lid, float *x)
-{
-    int a = lid / K, b = lid % K;
-
-    for (int z = 0; z < n; z++) {
+    for (int j = 0; j < K; j++) {
         float t = 0.0f;
 #pragma unroll
         for (int i = 0; i < K; i++)
-            t += fwd_b[i] * stack[z * KK + a * K + i];
-        scratch[z * KK + lid] = t;
+            t += as_float(m[j * K + i]) * s[i];
+        y[j] = t;
     }
+}
+
+/* One pass of the separable 2-D transform m over the n patches of 'in' into
+ * 'out': along the rows (along b) when 'rows', else along the columns. A
+ * work-item takes lines lid, lid + 64, ...: line l is row or column l % 8
+ * of patch l / 8, held in registers while it is transformed. */
+static void bm3d_transform_pass(__constant uint *m, __local const float *in,
+                                __local float *out, int n, const int rows,
+                                int lid)
+{
+    for (int l = lid; l < n * K; l += KK) {
+        int z = l / K, c = l % K;
+        int base   = rows ? BM3D_AT(z, c, 0) : BM3D_AT(z, 0, c);
+        int stride = rows ? 1 : ROW_PITCH;
+        float s[K], y[K];
+
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            s[i] = in[base + i * stride];
+        bm3d_matrix_apply(m, s, y);
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            out[base + i * stride] = y[i];
+    }
+}
+
+/* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
+ * 'stack' into the registers x of work-item (a, b): rows first, then
+ * columns. */
+static void bm3d_transform_forward(__local float *stack, __local float *scratch,
+                                   __constant uint *fwd, int n, int lid,
+                                   float *x)
+{
+    int a = lid / K, b = lid % K;
+
+    bm3d_transform_pass(fwd, stack, scratch, n, 1, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    bm3d_transform_pass(fwd, scratch, stack, n, 0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int z = 0; z < NB; z++) {
-        if (z < n) {
-            float t = 0.0f;
-#pragma unroll
-            for (int i = 0; i < K; i++)
-                t += fwd_a[i] * scratch[z * KK + i * K + b];
-            x[z] = t;
-        }
-    }
+    for (int z = 0; z < NB; z++)
+        if (z < n)
+            x[z] = stack[BM3D_AT(z, a, b)];
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /* Inverse 2-D transform of the registers x (columns, then rows) into
- * 'stack'; inv is the inverse matrix (the transpose for the DCT), given by
- * its rows a and b. */
+ * 'stack'; inv is the inverse matrix (the transpose for the DCT). */
 static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
-                                   const float *inv_a, const float *inv_b,
-                                   int n, int lid, const float *x)
+                                   __constant uint *inv, int n, int lid,
+                                   const float *x)
 {
     int a = lid / K, b = lid % K;
 
 #pragma unroll
     for (int z = 0; z < NB; z++)
         if (z < n)
-            stack[z * KK + lid] = x[z];
+            stack[BM3D_AT(z, a, b)] = x[z];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int z = 0; z < n; z++) {
-        float t = 0.0f;
-#pragma unroll
-        for (int i = 0; i < K; i++)
-            t += inv_a[i] * stack[z * KK + i * K + b];
-        scratch[z * KK + lid] = t;
-    }
+    bm3d_transform_pass(inv, stack, scratch, n, 0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int z = 0; z < n; z++) {
-        float t = 0.0f;
-#pragma unroll
-        for (int i = 0; i < K; i++)
-            t += inv_b[i] * scratch[z * KK + a * K + i];
-        stack[z * KK + lid] = t;
-    }
+    bm3d_transform_pass(inv, scratch, stack, n, 1, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 /*
@@ -293,7 +315,7 @@ static void bm3d_load(__global const float *plane, __global const uint *position
     int a = lid / K, b = lid % K;
 
     for (int z = 0; z < n; z++)
-        stack[z * KK + lid] = plane[positions[r * NB + z] + a * width + b];
+        stack[BM3D_AT(z, a, b)] = plane[positions[r * NB + z] + a * width + b];
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -319,8 +341,6 @@ static void bm3d_filter_group(__global const float *noisy,
                               float sigma,
                               float threshold,
                               const int wiener,
-                              __constant float *fwd,
-                              __constant float *inv,
                               __constant float *kaiser,
                               __global long *num,
                               __global long *den,
@@ -338,20 +358,18 @@ static void bm3d_filter_group(__global const float *noisy,
     int a   = lid / K, b = lid % K;
     int r   = get_group_id(1) * nx + get_group_id(0);
     float x[NB], oracle[NB];
-    float fwd_a[K], fwd_b[K], inv_a[K], inv_b[K];
     float weight, sum = 0.0f;
     int n = bm3d_group_size(distances, r, group, tau);
-
-    bm3d_matrix_rows(fwd, lid, fwd_a, fwd_b);
-    bm3d_matrix_rows(inv, lid, inv_a, inv_b);
+    __constant uint *fwd = wiener ? bm3d_fwd2 : bm3d_fwd1;
+    __constant uint *inv = wiener ? bm3d_inv2 : bm3d_inv1;
 
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
-        bm3d_transform_forward(stack, scratch, fwd_a, fwd_b, n, lid, oracle);
+        bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
         bm3d_group_forward(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_transform_forward(stack, scratch, fwd_a, fwd_b, n, lid, x);
+    bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -380,7 +398,7 @@ static void bm3d_filter_group(__global const float *noisy,
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_group_inverse(x, n);
-    bm3d_transform_inverse(stack, scratch, inv_a, inv_b, n, lid, x);
+    bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
 
     {
         float kw = weight * kaiser[lid];
@@ -398,7 +416,7 @@ static void bm3d_filter_group(__global const float *noisy,
                 continue;
             acc -= acc >= acc_ring ? acc_ring : 0;
             p = acc * plane_size + (p - slot * plane_size) + a * width + b;
-            bm3d_accumulate(num, p, convert_long_rte(kw * stack[z * KK + lid] * FIX_ONE));
+            bm3d_accumulate(num, p, convert_long_rte(kw * stack[BM3D_AT(z, a, b)] * FIX_ONE));
             bm3d_accumulate(den, p, kd);
         }
     }
@@ -406,21 +424,20 @@ static void bm3d_filter_group(__global const float *noisy,
 
 #define BM3D_FILTER_KERNEL(name, wiener)                                        \
 __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        \
-void name(__global const float *noisy, __global const float *basic,            \
-          int width, int nx, __global const uint *positions,                   \
-          __global const float *distances, int group, float tau, float sigma,  \
-          float threshold, __constant float *fwd, __constant float *inv,       \
-          __constant float *kaiser, __global long *num, __global long *den,    \
-          uint plane_size, int ring, int ref_slot, int nb_aggregated,          \
-          int acc_ref, int acc_ring)                                           \
+void name(__global const float *noisy, __global const float *basic,             \
+          int width, int nx, __global const uint *positions,                    \
+          __global const float *distances, int group, float tau, float sigma,   \
+          float threshold, __constant float *kaiser, __global long *num,        \
+          __global long *den, uint plane_size, int ring, int ref_slot,          \
+          int nb_aggregated, int acc_ref, int acc_ring)                         \
 {                                                                               \
-    __local float stack[NB * KK];                                               \
-    __local float scratch[NB * KK];                                             \
+    __local float stack[NB * PATCH_PITCH];                                      \
+    __local float scratch[NB * PATCH_PITCH];                                    \
     __local float partial[KK];                                                  \
                                                                                 \
-    bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
-                      tau, sigma, threshold, wiener, fwd, inv, kaiser, num,    \
-                      den, plane_size, ring, ref_slot, nb_aggregated, acc_ref, \
+    bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,     \
+                      tau, sigma, threshold, wiener, kaiser, num, den,          \
+                      plane_size, ring, ref_slot, nb_aggregated, acc_ref,       \
                       acc_ring, stack, scratch, partial);                       \
 }
 

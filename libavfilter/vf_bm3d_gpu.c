@@ -33,6 +33,7 @@
 #include "libavutil/bprint.h"
 #include "libavutil/common.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/intfloat.h"
 #include "libavutil/mathematics.h"
 #include "libavutil/mem.h"
 #include "libavutil/opt.h"
@@ -159,8 +160,6 @@ typedef struct BM3DGPUContext {
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of each step
     int64_t next_clear[2];          ///< next frame of each step's accumulators to clear
-    cl_mem fwd[2];         ///< 2-D transform of each step
-    cl_mem inv[2];         ///< and its inverse
     cl_mem kaiser;
     /* per component: rings of frames, except dst, the output planes */
     cl_mem src[DENOISE_MAX_COMPONENTS];
@@ -364,6 +363,31 @@ static int choose_atomics(AVFilterContext *avctx)
     return 0;
 }
 
+/* "#define <name><step> " and the bits of the 64 coefficients of m. */
+static void define_matrix(AVBPrint *defines, const char *name, int step,
+                          const float *m)
+{
+    av_bprintf(defines, "#define %s%d", name, step);
+    for (int i = 0; i < BLOCK * BLOCK; i++)
+        av_bprintf(defines, "%s0x%08"PRIx32"u", i ? ", " : " ",
+                   av_float2int(m[i]));
+    av_bprintf(defines, "\n");
+}
+
+/* The 2-D transforms of both steps (step 2 always uses the DCT) and their
+ * inverses, as constants of the program: BM3D_FWD1, BM3D_INV1, BM3D_FWD2,
+ * BM3D_INV2. */
+static void define_transforms(const BM3DGPUContext *s, AVBPrint *defines)
+{
+    float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK];
+
+    for (int i = 0; i < 2; i++) {
+        make_transform(i == 0 && s->transform == TRANSFORM_BIOR, fwd, inv);
+        define_matrix(defines, "BM3D_FWD", i + 1, fwd);
+        define_matrix(defines, "BM3D_INV", i + 1, inv);
+    }
+}
+
 /* The program with its compile-time constants, and the filter's kernels. */
 static int build_program(AVFilterContext *avctx)
 {
@@ -380,10 +404,11 @@ static int build_program(AVFilterContext *avctx)
     int err;
 
     av_assert0(nb_sources <= FF_ARRAY_ELEMS(sources));
-    av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
+    av_bprint_init(&defines, 0, AV_BPRINT_SIZE_UNLIMITED);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
+    define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
         av_bprintf(&defines, "#define VBM3D_R1MAX %d\n", window_radius(s, 0));
@@ -414,21 +439,15 @@ fail:
     return err;
 }
 
-/* The 2-D transforms of both steps (step 2 always uses the DCT) and the
- * Kaiser window, as constant tables. */
+/* The Kaiser window, as a constant table. */
 static int create_tables(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
     const cl_mem_flags flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-    float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK], kaiser[BLOCK * BLOCK];
+    float kaiser[BLOCK * BLOCK];
     cl_int cle;
     int err;
 
-    for (int i = 0; i < 2; i++) {
-        make_transform(i == 0 && s->transform == TRANSFORM_BIOR, fwd, inv);
-        CL_CREATE_BUFFER_FLAGS(s, fwd[i], flags, sizeof(fwd), fwd);
-        CL_CREATE_BUFFER_FLAGS(s, inv[i], flags, sizeof(inv), inv);
-    }
     make_kaiser(s->beta, kaiser);
     CL_CREATE_BUFFER_FLAGS(s, kaiser, flags, sizeof(kaiser), kaiser);
     return 0;
@@ -669,8 +688,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
         DENOISE_ARG(comp->width), DENOISE_ARG(ds->nx),
         DENOISE_ARG(s->positions[g]), DENOISE_ARG(s->distances[g]),
         DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(sigma),
-        DENOISE_ARG(threshold), DENOISE_ARG(s->fwd[i]), DENOISE_ARG(s->inv[i]),
-        DENOISE_ARG(s->kaiser), DENOISE_ARG(s->num[i][c]),
+        DENOISE_ARG(threshold), DENOISE_ARG(s->kaiser), DENOISE_ARG(s->num[i][c]),
         DENOISE_ARG(s->den[i][c]), DENOISE_ARG(plane_size),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(nb_aggregated), DENOISE_ARG(acc_ref),
@@ -901,10 +919,6 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
     CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
-    for (int i = 0; i < 2; i++) {
-        CL_RELEASE_MEMORY(s->fwd[i]);
-        CL_RELEASE_MEMORY(s->inv[i]);
-    }
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);

@@ -407,17 +407,54 @@ static cl_program build_sources(const char *defines, int first, int last)
     return prog;
 }
 
+/* Room for a program's defines, its four transform matrices included. */
+#define DEFINES_SIZE 8192
+
 /*
- * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform and the
- * given accumulators, as build_program() of vf_bm3d_gpu.c builds it.
+ * Appends to 'defines' the 2-D transforms of both steps as
+ * define_transforms() of vf_bm3d_gpu.c writes them (BM3D_FWD1, BM3D_INV1,
+ * BM3D_FWD2, BM3D_INV2: the bits of the coefficients), from the model's
+ * tables: step 1 Bior1.5 when 'bior', else the DCT; step 2 the DCT.
  */
-static cl_program build_program(int int64_atomics)
+static void append_transforms(char *defines, int bior)
 {
-    char defines[256];
+    BM3DTables t;
+
+    for (int step = 1; step <= 2; step++) {
+        bm3d_init_tables(&t, 2.0f, step == 1 && bior, 1);
+        for (int inv = 0; inv < 2; inv++) {
+            const float *m = inv ? &t.Ci[0][0] : &t.C[0][0];
+            size_t len = strlen(defines);
+
+            len += snprintf(defines + len, DEFINES_SIZE - len, "#define BM3D_%s%d",
+                            inv ? "INV" : "FWD", step);
+            for (int i = 0; i < BM3D_PATCH2; i++) {
+                uint32_t bits;
+
+                memcpy(&bits, &m[i], sizeof(bits));
+                len += snprintf(defines + len, DEFINES_SIZE - len,
+                                "%s0x%08" PRIx32 "u", i ? ", " : " ", bits);
+            }
+            snprintf(defines + len, DEFINES_SIZE - len, "\n");
+            if (len + 1 >= DEFINES_SIZE)
+                die("program defines too long");
+        }
+    }
+}
+
+/*
+ * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform, the given
+ * accumulators and first-step transform (Bior1.5 when 'bior', else the
+ * DCT), as build_program() of vf_bm3d_gpu.c builds it.
+ */
+static cl_program build_program(int int64_atomics, int bior)
+{
+    static char defines[DEFINES_SIZE];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
+    append_transforms(defines, bior);
     return build_sources(defines, SRC_BM3D, SRC_BM3D);
 }
 
@@ -446,13 +483,14 @@ static cl_program build_nlmeans_program(int search_channels)
 static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
                                       int int64_atomics)
 {
-    char defines[256];
+    static char defines[DEFINES_SIZE];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n#define VBM3D_Q %d\n"
              "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n", nb, 0,
              int64_atomics, q, r1max, r2max);
+    append_transforms(defines, 0);
     return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
 
@@ -1306,9 +1344,10 @@ static int cmp_float(const void *a, const void *b)
  * a table of NB entries, the reference first at distance 0, then random
  * patches at increasing random distances about 64 * tau, so that the group
  * size (entries within tau, cut to a power of two not above 'group')
- * varies. Reference: bm3d_group_size() and bm3d_hard_threshold_group() of
- * the model with its tables (bm3d_init_tables(): the DCT, Haar along the
- * group, Kaiser beta 2, as make_transform() and make_kaiser() of
+ * varies, or with 'full' all within 64 * tau, so that the group is full.
+ * Reference: bm3d_group_size() and bm3d_hard_threshold_group() of the
+ * model with its tables t (bm3d_init_tables(): the DCT or Bior1.5, Haar
+ * along the group, Kaiser beta 2, as make_transform() and make_kaiser() of
  * vf_bm3d_gpu.c compute them), threshold = hdthr * sigma in float; the
  * fixed-point accumulators must be equal, bit for bit.
  *
@@ -1320,7 +1359,7 @@ static int cmp_float(const void *a, const void *b)
  */
 static void filter_case(Check *c, cl_kernel k, const char *variant,
                         const BM3DTables *t, int w, int h, int group,
-                        float sigma, int wiener)
+                        float sigma, int wiener, int full)
 {
     const size_t plane = (size_t)w * h;
     const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
@@ -1342,7 +1381,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
      * reference frame's accumulators */
     int nx = 1, ring = 1, ref_slot = 0, nb_aggregated = 1, acc_ref = 0, acc_ring = 1;
     cl_uint plane_size = plane;
-    cl_mem bnoisy, bbasic, bpos, bdist, bfwd, binv, bkaiser, bnum, bden;
+    cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bden;
     int n;
 
     /* a smooth ramp plus noise: some coefficients above the threshold,
@@ -1359,7 +1398,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
 
         pos[e]  = y * w + x;
-        dist[e] = rndf(0.0f, 1.5f * 64.0f * tau);
+        dist[e] = rndf(0.0f, (full ? 1.0f : 1.5f) * 64.0f * tau);
     }
     dist[0] = 0.0f;
     qsort(dist + 1, NB - 1, sizeof(float), cmp_float);
@@ -1373,8 +1412,6 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     bbasic  = new_buffer(plane * sizeof(float), basic);
     bpos    = new_buffer(sizeof(pos), pos);
     bdist   = new_buffer(sizeof(dist), dist);
-    bfwd    = new_buffer(sizeof(t->C), t->C);
-    binv    = new_buffer(sizeof(t->Ci), t->Ci);
     bkaiser = new_buffer(sizeof(t->kaiser), t->kaiser);
     bnum    = new_buffer(plane * sizeof(int64_t), num);     /* zeros */
     bden    = new_buffer(plane * sizeof(int64_t), den);
@@ -1384,12 +1421,11 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         cl_mem bb = wiener ? bbasic : bnoisy;
         const Arg args[] = {
             ARG(bnoisy), ARG(bb), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
-            ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bfwd),
-            ARG(binv), ARG(bkaiser), ARG(bnum), ARG(bden), ARG(plane_size),
-            ARG(ring), ARG(ref_slot), ARG(nb_aggregated), ARG(acc_ref),
-            ARG(acc_ring),
+            ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bkaiser),
+            ARG(bnum), ARG(bden), ARG(plane_size), ARG(ring), ARG(ref_slot),
+            ARG(nb_aggregated), ARG(acc_ref), ARG(acc_ring),
         };
-        run_kernel(k, args, 21, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
+        run_kernel(k, args, 19, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
     }
     read_buffer(bnum, plane * sizeof(int64_t), got_num);
     read_buffer(bden, plane * sizeof(int64_t), got_den);
@@ -1420,8 +1456,6 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     clReleaseMemObject(bbasic);
     clReleaseMemObject(bpos);
     clReleaseMemObject(bdist);
-    clReleaseMemObject(bfwd);
-    clReleaseMemObject(binv);
     clReleaseMemObject(bkaiser);
     clReleaseMemObject(bnum);
     clReleaseMemObject(bden);
@@ -1433,32 +1467,46 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     free(got_den);
 }
 
-/* Both steps use the DCT in bm3d_gpu (create_tables(): step 2 always),
- * Haar along the group and kaiser=2: the fast preset's tables. */
-static void check_filter(cl_program *progs, const char *const *variants,
-                         int nb_progs, int wiener)
+/* One check of the programs: every size, group size and sigma, with the
+ * model's tables t. */
+static void filter_cases(Check *c, cl_program prog, const char *variant,
+                         const BM3DTables *t, int wiener)
 {
     static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
     static const float ht_sigmas[] = { 2.0f, 10.0f, 40.0f };
     static const float wiener_sigmas[] = { 0.0f, 2.0f, 10.0f, 40.0f };
-    const char *name = wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht";
     const float *sigmas = wiener ? wiener_sigmas : ht_sigmas;
     int nb_sigmas = wiener ? 4 : 3;
-    BM3DTables t;
+    cl_kernel k = get_kernel(prog, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
+
+    for (int s = 0; s < 3; s++)
+        for (int group = 1; group <= NB; group *= 2)
+            for (int si = 0; si < nb_sigmas; si++)
+                filter_case(c, k, variant, t, sizes[s].w, sizes[s].h, group,
+                            sigmas[si], wiener, (s + si) % 2);
+    clReleaseKernel(k);
+}
+
+/* The programs progs, whose two steps use the DCT, Haar along the group
+ * and kaiser=2 (the fast preset's tables); then a program whose first step
+ * uses Bior1.5 (the ref preset's), the second still the DCT: the model's
+ * tables must be those of the step the kernel filters. */
+static void check_filter(cl_program *progs, const char *const *variants,
+                         int nb_progs, int wiener)
+{
+    BM3DTables dct, bior;
+    cl_program prog_bior;
     Check c;
 
-    bm3d_init_tables(&t, 2.0f, 0, 1);
-    check_begin(&c, name);
-    for (int p = 0; p < nb_progs; p++) {
-        cl_kernel k = get_kernel(progs[p], name);
-
-        for (int s = 0; s < 3; s++)
-            for (int group = 1; group <= NB; group *= 2)
-                for (int si = 0; si < nb_sigmas; si++)
-                    filter_case(&c, k, variants[p], &t, sizes[s].w, sizes[s].h,
-                                group, sigmas[si], wiener);
-        clReleaseKernel(k);
-    }
+    bm3d_init_tables(&dct, 2.0f, 0, 1);
+    bm3d_init_tables(&bior, 2.0f, 1, 1);
+    check_begin(&c, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
+    for (int p = 0; p < nb_progs; p++)
+        filter_cases(&c, progs[p], variants[p], &dct, wiener);
+    prog_bior = build_program(has_int64_atomics(), 1);
+    filter_cases(&c, prog_bior, "Bior1.5 first step", wiener ? &dct : &bior,
+                 wiener);
+    clReleaseProgram(prog_bior);
     check_end(&c);
 }
 
@@ -2426,12 +2474,12 @@ int main(int argc, char **argv)
     /* the accumulators the filter chooses (atomics=auto), then the other
      * variant where the device has 64-bit atomics (atomics=int32) */
     variants[nb_progs] = has_int64_atomics() ? "64-bit atomics" : "32-bit pairs";
-    progs[nb_progs++]  = build_program(has_int64_atomics());
+    progs[nb_progs++]  = build_program(has_int64_atomics(), 0);
     if (has_int64_atomics() &&
         (selected("bm3d_normalise") || selected("bm3d_filter_ht") ||
          selected("bm3d_filter_wiener"))) {
         variants[nb_progs] = "32-bit pairs";
-        progs[nb_progs++]  = build_program(0);
+        progs[nb_progs++]  = build_program(0, 0);
     }
 
     if (selected("denoise_load_plane"))
