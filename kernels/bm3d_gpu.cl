@@ -292,17 +292,23 @@ static void bm3d_haar_inverse(float *x, int n)
 #define bm3d_group_inverse bm3d_hadamard
 #endif
 
-/* Size of the group: the entries within tau, rounded down to a power of
- * two (the reference, entry 0, always counts). */
+/* Size of the group: the leading entries within tau, at most 'group',
+ * rounded down to a power of two (the reference, entry 0, always counts).
+ * The table's distances are all loaded first, so that their latencies
+ * overlap, instead of one load after the other's test. */
 static int bm3d_group_size(__global const float *distances, int r, int group,
                            float tau)
 {
-    int count = 1, n = 1;
+    float d[NB];
+    int count = 1, n = 1, stop = 0;
 
-    for (int k = 1; k < group; k++) {
-        if (!(distances[r * NB + k] * (1.0f / 64.0f) <= tau))
-            break;
-        count++;
+#pragma unroll
+    for (int k = 1; k < NB; k++)
+        d[k] = distances[r * NB + k];
+#pragma unroll
+    for (int k = 1; k < NB; k++) {
+        stop  |= k >= group || !(d[k] * (1.0f / 64.0f) <= tau);
+        count += !stop;
     }
     while (n * 2 <= count)
         n *= 2;
