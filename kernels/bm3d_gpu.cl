@@ -97,15 +97,16 @@ __constant uint bm3d_inv1[KK] = { BM3D_INV1 };
 __constant uint bm3d_fwd2[KK] = { BM3D_FWD2 };
 __constant uint bm3d_inv2[KK] = { BM3D_INV2 };
 
-/* y[j] = sum over i = 0 .. 7, in that order, of m[j][i] * s[i]. */
+/* y[j] = sum over i = 0 .. 7 of m[j][i] * s[i]: the first product, then
+ * each following term added by a fused multiply-add, in increasing i. */
 static void bm3d_matrix_apply(__constant uint *m, const float *s, float *y)
 {
 #pragma unroll
     for (int j = 0; j < K; j++) {
-        float t = 0.0f;
+        float t = as_float(m[j * K]) * s[0];
 #pragma unroll
-        for (int i = 0; i < K; i++)
-            t += as_float(m[j * K + i]) * s[i];
+        for (int i = 1; i < K; i++)
+            t = fma(as_float(m[j * K + i]), s[i], t);
         y[j] = t;
     }
 }

@@ -417,62 +417,56 @@ static int match_group(const float *plane, int width, int height,
 }
 
 /*
- * Forward 2-D DCT of the patch at 'src' (pitch 'width') into X[r * 8 + c].
- * Rows first: T(a, c) = sum over b of C(c, b) P(a, b); then columns:
- * X(r, c) = sum over a of C(r, a) T(a, c). Each sum is computed as
- * t = 0.0f; then t += C * x for the 8 terms in increasing index order.
+ * The 8-term sums of the 2-D transforms: sum over i < 8 of m[i] x[i * stride],
+ * the first product, then each following term added by fmaf() (one
+ * rounding), in increasing i.
+ */
+static float dot8(const float *m, const float *x, int stride)
+{
+    float s = m[0] * x[0];
+
+    for (int i = 1; i < K; i++)
+        s = fmaf(m[i], x[i * stride], s);
+    return s;
+}
+
+/*
+ * Forward 2-D transform (C: DCT or Bior1.5) of the patch at 'src' (pitch
+ * 'width') into X[r * 8 + c]. Rows first: T(a, c) = sum over b of
+ * C(c, b) P(a, b); then columns: X(r, c) = sum over a of C(r, a) T(a, c);
+ * each sum by dot8().
  */
 static void dct2_forward(const BM3DTables *t, const float *src, int width,
                          float *X)
 {
     float T[K][K];
-    int r, c, a, b;
+    int r, c, a;
 
-    for (a = 0; a < K; a++) {
-        for (c = 0; c < K; c++) {
-            float s = 0.0f;
-            for (b = 0; b < K; b++)
-                s += t->C[c][b] * src[a * width + b];
-            T[a][c] = s;
-        }
-    }
-    for (r = 0; r < K; r++) {
-        for (c = 0; c < K; c++) {
-            float s = 0.0f;
-            for (a = 0; a < K; a++)
-                s += t->C[r][a] * T[a][c];
-            X[r * K + c] = s;
-        }
-    }
+    for (a = 0; a < K; a++)
+        for (c = 0; c < K; c++)
+            T[a][c] = dot8(t->C[c], src + a * width, 1);
+    for (r = 0; r < K; r++)
+        for (c = 0; c < K; c++)
+            X[r * K + c] = dot8(t->C[r], &T[0][c], K);
 }
 
 /*
- * Inverse 2-D DCT (the transpose of C) of X[r * 8 + c] into P[a * 8 + b].
- * Columns first: T(a, c) = sum over r of C(r, a) X(r, c); then rows:
- * P(a, b) = sum over c of C(c, b) T(a, c). Same summation as above:
- * t = 0.0f; then t += C * x for the 8 terms in increasing index order.
+ * Inverse 2-D transform (Ci, the transpose of C for the DCT) of
+ * X[r * 8 + c] into P[a * 8 + b]. Columns first: T(a, c) = sum over r of
+ * Ci(a, r) X(r, c); then rows: P(a, b) = sum over c of Ci(b, c) T(a, c);
+ * each sum by dot8().
  */
 static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
 {
     float T[K][K];
-    int r, c, a, b;
+    int c, a, b;
 
-    for (a = 0; a < K; a++) {
-        for (c = 0; c < K; c++) {
-            float s = 0.0f;
-            for (r = 0; r < K; r++)
-                s += t->Ci[a][r] * X[r * K + c];
-            T[a][c] = s;
-        }
-    }
-    for (a = 0; a < K; a++) {
-        for (b = 0; b < K; b++) {
-            float s = 0.0f;
-            for (c = 0; c < K; c++)
-                s += t->Ci[b][c] * T[a][c];
-            P[a * K + b] = s;
-        }
-    }
+    for (a = 0; a < K; a++)
+        for (c = 0; c < K; c++)
+            T[a][c] = dot8(t->Ci[a], X + c, K);
+    for (a = 0; a < K; a++)
+        for (b = 0; b < K; b++)
+            P[a * K + b] = dot8(t->Ci[b], T[a], 1);
 }
 
 /*
