@@ -614,6 +614,8 @@ static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
  * window's 2 * radius + 1 columns are fewest, then cover the fewest columns
  * outside it: 7, 8 or 11 offsets a pass (for the default window of 21, 2
  * passes of 11: on an H100 6 % faster than 3 of 7, 11 % than 3 of 8).
+ * A pass's block sums use patch_search_tiled's local buffer, which holds
+ * them for at most DENOISE_SEARCH_UNROLL * 4 offsets (blocks of 4).
  */
 static int squares_8x4_entry(int radius)
 {
@@ -629,6 +631,8 @@ static int squares_8x4_entry(int radius)
     for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++) {
         int passes = (width + entries[i].unroll - 1) / entries[i].unroll;
         int cost   = passes * entries[i].unroll;
+
+        av_assert0(entries[i].unroll <= DENOISE_SEARCH_UNROLL * 4);
 
         if (passes < best_passes || (passes == best_passes && cost < best_cost)) {
             best        = i;
