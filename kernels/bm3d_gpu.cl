@@ -418,34 +418,36 @@ static void bm3d_filter_group(__global const float *noisy,
              * and acc_ref + d < 2 * acc_ring (no divisions) */
             int d = slot - ref_slot + (slot < ref_slot ? ring : 0);
             int acc = acc_ref + d;
+            long v;
 
             if (d >= nb_aggregated)
                 continue;
             acc -= acc >= acc_ring ? acc_ring : 0;
             p = acc * plane_size + (p - slot * plane_size) + a * width + b;
-            bm3d_accumulate(num, p, convert_long_rte(kw * stack[BM3D_AT(z, a, b)] * FIX_ONE));
+            v = convert_long_rte(kw * stack[BM3D_AT(z, a, b)] * FIX_ONE);
+            bm3d_accumulate(num, p, v);
             bm3d_accumulate(den, p, kd);
         }
     }
 }
 
-#define BM3D_FILTER_KERNEL(name, wiener)                                        \
-__kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                        \
-void name(__global const float *noisy, __global const float *basic,             \
-          int width, int nx, __global const uint *positions,                    \
-          __global const float *distances, int group, float tau, float sigma,   \
-          float threshold, __constant float *kaiser, __global long *num,        \
-          __global long *den, uint plane_size, int ring, int ref_slot,          \
-          int nb_aggregated, int acc_ref, int acc_ring)                         \
-{                                                                               \
-    __local float stack[NB * PATCH_PITCH];                                      \
-    __local float scratch[NB * PATCH_PITCH];                                    \
-    __local float partial[KK];                                                  \
-                                                                                \
-    bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,     \
-                      tau, sigma, threshold, wiener, kaiser, num, den,          \
-                      plane_size, ring, ref_slot, nb_aggregated, acc_ref,       \
-                      acc_ring, stack, scratch, partial);                       \
+#define BM3D_FILTER_KERNEL(name, wiener)                                       \
+__kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                       \
+void name(__global const float *noisy, __global const float *basic,            \
+          int width, int nx, __global const uint *positions,                   \
+          __global const float *distances, int group, float tau, float sigma,  \
+          float threshold, __constant float *kaiser, __global long *num,       \
+          __global long *den, uint plane_size, int ring, int ref_slot,         \
+          int nb_aggregated, int acc_ref, int acc_ring)                        \
+{                                                                              \
+    __local float stack[NB * PATCH_PITCH];                                     \
+    __local float scratch[NB * PATCH_PITCH];                                   \
+    __local float partial[KK];                                                 \
+                                                                               \
+    bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
+                      tau, sigma, threshold, wiener, kaiser, num, den,         \
+                      plane_size, ring, ref_slot, nb_aggregated, acc_ref,      \
+                      acc_ring, stack, scratch, partial);                      \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */
