@@ -111,13 +111,13 @@ static void bm3d_matrix_apply(__constant uint *m, const float *s, float *y)
     }
 }
 
-/* One pass of the separable 2-D transform m over the n patches of 'in' into
- * 'out': along the rows (along b) when 'rows', else along the columns. A
+/* One pass of the separable 2-D transform m over the n patches of 'stack',
+ * in place: along the rows (along b) when 'rows', else along the columns. A
  * work-item takes lines lid, lid + 64, ...: line l is row or column l % 8
- * of patch l / 8, held in registers while it is transformed. */
-static void bm3d_transform_pass(__constant uint *m, __local const float *in,
-                                __local float *out, int n, const int rows,
-                                int lid)
+ * of patch l / 8, read into registers, transformed and written back (no
+ * other work-item touches it during the pass). */
+static void bm3d_transform_pass(__constant uint *m, __local float *stack,
+                                int n, const int rows, int lid)
 {
     for (int l = lid; l < n * K; l += KK) {
         int z = l / K, c = l % K;
@@ -127,26 +127,25 @@ static void bm3d_transform_pass(__constant uint *m, __local const float *in,
 
 #pragma unroll
         for (int i = 0; i < K; i++)
-            s[i] = in[base + i * stride];
+            s[i] = stack[base + i * stride];
         bm3d_matrix_apply(m, s, y);
 #pragma unroll
         for (int i = 0; i < K; i++)
-            out[base + i * stride] = y[i];
+            stack[base + i * stride] = y[i];
     }
 }
 
 /* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
  * 'stack' into the registers x of work-item (a, b): rows first, then
  * columns. */
-static void bm3d_transform_forward(__local float *stack, __local float *scratch,
-                                   __constant uint *fwd, int n, int lid,
-                                   float *x)
+static void bm3d_transform_forward(__local float *stack, __constant uint *fwd,
+                                   int n, int lid, float *x)
 {
     int a = lid / K, b = lid % K;
 
-    bm3d_transform_pass(fwd, stack, scratch, n, 1, lid);
+    bm3d_transform_pass(fwd, stack, n, 1, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(fwd, scratch, stack, n, 0, lid);
+    bm3d_transform_pass(fwd, stack, n, 0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int z = 0; z < NB; z++)
@@ -157,9 +156,8 @@ static void bm3d_transform_forward(__local float *stack, __local float *scratch,
 
 /* Inverse 2-D transform of the registers x (columns, then rows) into
  * 'stack'; inv is the inverse matrix (the transpose for the DCT). */
-static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
-                                   __constant uint *inv, int n, int lid,
-                                   const float *x)
+static void bm3d_transform_inverse(__local float *stack, __constant uint *inv,
+                                   int n, int lid, const float *x)
 {
     int a = lid / K, b = lid % K;
 
@@ -168,9 +166,9 @@ static void bm3d_transform_inverse(__local float *stack, __local float *scratch,
         if (z < n)
             stack[BM3D_AT(z, a, b)] = x[z];
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, stack, scratch, n, 0, lid);
+    bm3d_transform_pass(inv, stack, n, 0, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, scratch, stack, n, 1, lid);
+    bm3d_transform_pass(inv, stack, n, 1, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -358,7 +356,6 @@ static void bm3d_filter_group(__global const float *noisy,
                               int acc_ref,
                               int acc_ring,
                               __local float *stack,
-                              __local float *scratch,
                               __local float *partial)
 {
     int lid = get_local_id(0);
@@ -372,11 +369,11 @@ static void bm3d_filter_group(__global const float *noisy,
 
     if (wiener) {
         bm3d_load(basic, positions, r, n, width, lid, stack);
-        bm3d_transform_forward(stack, scratch, fwd, n, lid, oracle);
+        bm3d_transform_forward(stack, fwd, n, lid, oracle);
         bm3d_group_forward(oracle, n);
     }
     bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_transform_forward(stack, scratch, fwd, n, lid, x);
+    bm3d_transform_forward(stack, fwd, n, lid, x);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -405,7 +402,7 @@ static void bm3d_filter_group(__global const float *noisy,
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_group_inverse(x, n);
-    bm3d_transform_inverse(stack, scratch, inv, n, lid, x);
+    bm3d_transform_inverse(stack, inv, n, lid, x);
 
     {
         float kw = weight * kaiser[lid];
@@ -441,13 +438,12 @@ void name(__global const float *noisy, __global const float *basic,            \
           int nb_aggregated, int acc_ref, int acc_ring)                        \
 {                                                                              \
     __local float stack[NB * PATCH_PITCH];                                     \
-    __local float scratch[NB * PATCH_PITCH];                                   \
     __local float partial[KK];                                                 \
                                                                                \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
                       tau, sigma, threshold, wiener, kaiser, num, den,         \
                       plane_size, ring, ref_slot, nb_aggregated, acc_ref,      \
-                      acc_ring, stack, scratch, partial);                      \
+                      acc_ring, stack, partial);                               \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */
