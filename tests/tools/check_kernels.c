@@ -1357,64 +1357,114 @@ static int cmp_float(const void *a, const void *b)
  * reference: bm3d_wiener_group() with the same noise sigma (0 included:
  * gains of 1).
  */
+/*
+ * The frames of a group for filter_case(): a window of P past and F future
+ * frames around frame t in a ring of P + 2F + 1 slots (frame f in slot
+ * f % ring, as the filter's queue holds them), whose accumulators are a
+ * ring of F + 1 planes, frame t's in plane acc_ref, as run_step() and
+ * filter_step() of vbm3d_gpu give them; P = F = t = 0 for a still image
+ * (bm3d_gpu).
+ */
+typedef struct FilterWindow {
+    int past, future, t, acc_ref;
+} FilterWindow;
+
+static const FilterWindow filter_windows[] = {
+    { 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 0, 0, 0, 0 }, { 2, 2, 3, 2 },
+    { 3, 0, 3, 0 }, { 0, 3, 0, 1 },
+};
+
+/*
+ * One group, alone in a launch (nx = 1, one band row): a table of NB
+ * entries, the reference first (frame t) at distance 0, then random
+ * patches of random frames of the window at increasing random distances
+ * about 64 * tau, so that the group size (entries within tau, cut to a
+ * power of two not above 'group') varies, or with 'full' all within
+ * 64 * tau, so that the group is full. Reference: bm3d_group_size() and
+ * bm3d_hard_threshold_group() of the model with its tables t
+ * (bm3d_init_tables(): the DCT or Bior1.5, Haar along the group, Kaiser
+ * beta 2, as make_transform() and make_kaiser() of vf_bm3d_gpu.c compute
+ * them), threshold = hdthr * sigma in float, the patches of frames before
+ * t left out; every accumulator plane must be equal, bit for bit.
+ *
+ * With 'wiener' the same group goes through bm3d_filter_wiener instead,
+ * with a basic estimate (the same ramp with noise of a quarter of sigma,
+ * so that the Wiener gains spread between 0 and 1) as the oracle;
+ * reference: bm3d_wiener_group() with the same noise sigma (0 included:
+ * gains of 1).
+ */
 static void filter_case(Check *c, cl_kernel k, const char *variant,
                         const BM3DTables *t, int w, int h, int group,
-                        float sigma, int wiener, int full)
+                        float sigma, int wiener, int full,
+                        const FilterWindow *fw)
 {
     const size_t plane = (size_t)w * h;
     const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
+    const int lo = fw->t - fw->past, hi = fw->t + fw->future;
     float threshold = hdthr * sigma;
-    float *noisy = alloc_or_die(plane * sizeof(float));
-    float *basic = alloc_or_die(plane * sizeof(float));
+    /* filter_step() */
+    int nx = 1, ring = fw->past + 2 * fw->future + 1, ref_slot = fw->t % ring;
+    int nb_aggregated = hi - fw->t + 1, acc_ref = fw->acc_ref;
+    int acc_ring = fw->future + 1;
+    size_t planes_size = ring * plane, acc_size = acc_ring * plane;
+    float *noisy = alloc_or_die(planes_size * sizeof(float));
+    float *basic = alloc_or_die(planes_size * sizeof(float));
     float stack[BM3D_MAX_GROUP * BM3D_PATCH2];
     float stack_b[BM3D_MAX_GROUP * BM3D_PATCH2];
-    int64_t *num = alloc_or_die(plane * sizeof(int64_t));
-    int64_t *den = alloc_or_die(plane * sizeof(int64_t));
-    int64_t *got_num = alloc_or_die(plane * sizeof(int64_t));
-    int64_t *got_den = alloc_or_die(plane * sizeof(int64_t));
+    int64_t *num = alloc_or_die(acc_size * sizeof(int64_t));
+    int64_t *den = alloc_or_die(acc_size * sizeof(int64_t));
+    int64_t *got_num = alloc_or_die(acc_size * sizeof(int64_t));
+    int64_t *got_den = alloc_or_die(acc_size * sizeof(int64_t));
+    const float **planes = alloc_or_die((hi + 1) * sizeof(*planes));
+    const float **basics = alloc_or_die((hi + 1) * sizeof(*basics));
+    int64_t **nums = alloc_or_die((hi + 1) * sizeof(*nums));
+    int64_t **dens = alloc_or_die((hi + 1) * sizeof(*dens));
     BM3DNeighbor best[NB];
     uint32_t pos[NB];
     float dist[NB];
-    const float *planes[1] = { noisy }, *basics[1] = { basic };
-    int64_t *nums[1] = { num }, *dens[1] = { den };
-    /* filter_step() for a still image: one frame, aggregated into the
-     * reference frame's accumulators */
-    int nx = 1, ring = 1, ref_slot = 0, nb_aggregated = 1, acc_ref = 0, acc_ring = 1;
     cl_uint plane_size = plane;
     cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bden;
     int n;
 
-    /* a smooth ramp plus noise: some coefficients above the threshold,
-     * most below */
-    for (int y = 0; y < h; y++) {
-        for (int x = 0; x < w; x++) {
-            float ramp = (float)((x * 7 + y * 3) % 256);
+    /* every slot: a smooth ramp plus noise, some coefficients above the
+     * threshold, most below */
+    for (size_t i = 0; i < planes_size; i++) {
+        int x = i % w, y = i / w % h;
+        float ramp = (float)((x * 7 + y * 3) % 256);
 
-            noisy[y * w + x] = ramp + rndf(-sigma, sigma);
-            basic[y * w + x] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
-        }
+        noisy[i] = ramp + rndf(-sigma, sigma);
+        basic[i] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
+    }
+    for (int f = lo; f <= hi; f++) {
+        planes[f] = noisy + (f % ring) * plane;
+        basics[f] = basic + (f % ring) * plane;
+        /* frames before t are not aggregated: no accumulators */
+        nums[f] = f < fw->t ? NULL : num + (acc_ref + f - fw->t) % acc_ring * plane;
+        dens[f] = f < fw->t ? NULL : den + (acc_ref + f - fw->t) % acc_ring * plane;
     }
     for (int e = 0; e < NB; e++) {
         int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
+        int f = e ? lo + (int)rnd(hi - lo + 1) : fw->t;
 
-        pos[e]  = y * w + x;
+        best[e].pos   = y * w + x;
+        best[e].frame = f;
+        pos[e]  = (f % ring) * plane + best[e].pos;
         dist[e] = rndf(0.0f, (full ? 1.0f : 1.5f) * 64.0f * tau);
     }
     dist[0] = 0.0f;
     qsort(dist + 1, NB - 1, sizeof(float), cmp_float);
-    for (int e = 0; e < NB; e++) {
-        best[e].dist  = dist[e];
-        best[e].pos   = pos[e];
-        best[e].frame = 0;
-    }
+    for (int e = 0; e < NB; e++)
+        best[e].dist = dist[e];
+    memset(num, 0, acc_size * sizeof(int64_t));
+    memset(den, 0, acc_size * sizeof(int64_t));
 
-    bnoisy  = new_buffer(plane * sizeof(float), noisy);
-    bbasic  = new_buffer(plane * sizeof(float), basic);
+    bnoisy  = new_buffer(planes_size * sizeof(float), noisy);
+    bbasic  = new_buffer(planes_size * sizeof(float), basic);
     bpos    = new_buffer(sizeof(pos), pos);
     bdist   = new_buffer(sizeof(dist), dist);
     bkaiser = new_buffer(sizeof(t->kaiser), t->kaiser);
-    bnum    = new_buffer(plane * sizeof(int64_t), num);     /* zeros */
-    bden    = new_buffer(plane * sizeof(int64_t), den);
+    bnum    = new_buffer(acc_size * sizeof(int64_t), num);     /* zeros */
+    bden    = new_buffer(acc_size * sizeof(int64_t), den);
     {
         /* filter_step(): 'threshold' is unused by the Wiener kernel, and
          * 'basic' by the hard-threshold one (which gets the noisy planes) */
@@ -1427,28 +1477,30 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         };
         run_kernel(k, args, 19, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
     }
-    read_buffer(bnum, plane * sizeof(int64_t), got_num);
-    read_buffer(bden, plane * sizeof(int64_t), got_den);
+    read_buffer(bnum, acc_size * sizeof(int64_t), got_num);
+    read_buffer(bden, acc_size * sizeof(int64_t), got_den);
 
     n = bm3d_group_size(best, group, tau);
     if (wiener)
-        bm3d_wiener_group(t, planes, basics, w, best, n, 0, sigma, stack,
+        bm3d_wiener_group(t, planes, basics, w, best, n, fw->t, sigma, stack,
                           stack_b, nums, dens);
     else
-        bm3d_hard_threshold_group(t, planes, w, best, n, 0, threshold, stack,
-                                  nums, dens);
+        bm3d_hard_threshold_group(t, planes, w, best, n, fw->t, threshold,
+                                  stack, nums, dens);
 
     c->cases++;
-    for (size_t i = 0; i < 2 * plane; i++) {
-        const int64_t *g = i < plane ? got_num : got_den;
-        const int64_t *e = i < plane ? num : den;
-        size_t j = i % plane;
+    for (size_t i = 0; i < 2 * acc_size; i++) {
+        const int64_t *g = i < acc_size ? got_num : got_den;
+        const int64_t *e = i < acc_size ? num : den;
+        size_t j = i % acc_size;
 
         if (g[j] != e[j]) {
-            check_fail(c, "%s, %dx%d, group %d (size %d), sigma %g: %s at "
-                       "(%d, %d): got %" PRId64 ", expected %" PRId64, variant,
-                       w, h, group, n, sigma, i < plane ? "num" : "den",
-                       (int)(j % w), (int)(j / w), g[j], e[j]);
+            check_fail(c, "%s, %dx%d, group %d (size %d), sigma %g, frames "
+                       "%d..%d, t %d: %s plane %d at (%d, %d): got %" PRId64
+                       ", expected %" PRId64, variant, w, h, group, n, sigma,
+                       lo, hi, fw->t, i < acc_size ? "num" : "den",
+                       (int)(j / plane), (int)(j % plane % w),
+                       (int)(j % plane / w), g[j], e[j]);
             break;
         }
     }
@@ -1465,7 +1517,12 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     free(den);
     free(got_num);
     free(got_den);
+    free(planes);
+    free(basics);
+    free(nums);
+    free(dens);
 }
+
 
 /* One check of the programs: every size, group size and sigma, with the
  * model's tables t. */
@@ -1479,11 +1536,15 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
     int nb_sigmas = wiener ? 4 : 3;
     cl_kernel k = get_kernel(prog, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
 
+    int i = 0;
+
     for (int s = 0; s < 3; s++)
         for (int group = 1; group <= NB; group *= 2)
-            for (int si = 0; si < nb_sigmas; si++)
+            for (int si = 0; si < nb_sigmas; si++, i++)
                 filter_case(c, k, variant, t, sizes[s].w, sizes[s].h, group,
-                            sigmas[si], wiener, (s + si) % 2);
+                            sigmas[si], wiener, (s + si) % 2,
+                            &filter_windows[i % (sizeof(filter_windows) /
+                                                  sizeof(filter_windows[0]))]);
     clReleaseKernel(k);
 }
 
