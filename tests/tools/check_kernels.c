@@ -1340,24 +1340,6 @@ static int cmp_float(const void *a, const void *b)
 }
 
 /*
- * One group, alone in a launch (nx = 1, one band row, a ring of one frame):
- * a table of NB entries, the reference first at distance 0, then random
- * patches at increasing random distances about 64 * tau, so that the group
- * size (entries within tau, cut to a power of two not above 'group')
- * varies, or with 'full' all within 64 * tau, so that the group is full.
- * Reference: bm3d_group_size() and bm3d_hard_threshold_group() of the
- * model with its tables t (bm3d_init_tables(): the DCT or Bior1.5, Haar
- * along the group, Kaiser beta 2, as make_transform() and make_kaiser() of
- * vf_bm3d_gpu.c compute them), threshold = hdthr * sigma in float; the
- * fixed-point accumulators must be equal, bit for bit.
- *
- * With 'wiener' the same group goes through bm3d_filter_wiener instead,
- * with a basic estimate (the same ramp with noise of a quarter of sigma,
- * so that the Wiener gains spread between 0 and 1) as the oracle;
- * reference: bm3d_wiener_group() with the same noise sigma (0 included:
- * gains of 1).
- */
-/*
  * The frames of a group for filter_case(): a window of P past and F future
  * frames around frame t in a ring of P + 2F + 1 slots (frame f in slot
  * f % ring, as the filter's queue holds them), whose accumulators are a
@@ -1455,8 +1437,6 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     qsort(dist + 1, NB - 1, sizeof(float), cmp_float);
     for (int e = 0; e < NB; e++)
         best[e].dist = dist[e];
-    memset(num, 0, acc_size * sizeof(int64_t));
-    memset(den, 0, acc_size * sizeof(int64_t));
 
     bnoisy  = new_buffer(planes_size * sizeof(float), noisy);
     bbasic  = new_buffer(planes_size * sizeof(float), basic);
