@@ -26,7 +26,8 @@
  * 'channels' channels (1, or 3 for joint colour), channel c starting
  * c * channel_stride samples after channel 0; one search, and so one set of
  * neighbours and weights, serves every channel. Per reference patch
- * r = gy * nx + gx, nlmeans_weights turns the distances into
+ * r = gy * nx + gx, nlmeans_weights turns the distances (and the patch
+ * sums of nlmeans_patch_sums, for the flat test) into
  *   weights[r * NB + k]          normalised weights (0 for unused entries)
  *   flat_means[c * nx * ny + r]  mean of channel c of the group when it is
  *                                flat (in all channels), otherwise NaN
@@ -67,51 +68,96 @@ static float nlmeans_weight(float excess, float inv_scale, int kernel_type)
 }
 
 /*
- * Flat test of one channel of a group: the mean of its samples when their
- * variance is at most 'threshold', otherwise NaN.
+ * The sum of the samples and the sum of their squares of the patch whose
+ * top-left sample is p: each row's samples in order, then the rows in order
+ * (doc/nlmeans_gpu-algorithm.md, "Flat groups").
  */
-static float nlmeans_flat_mean(__global const float *frames, const uint *pos,
-                               int count, int width, int patch, float threshold)
+static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
+                                int patch)
 {
-    float sum = 0.0f, var = 0.0f, mean;
+    float2 sums = 0.0f;
+
+    for (int j = 0; j < patch; j++) {
+        float row = 0.0f, row_sq = 0.0f;
+
+        for (int i = 0; i < patch; i++) {
+            float v = plane[p + j * width + i];
+
+            row   += v;
+            row_sq = fma(v, v, row_sq);
+        }
+        sums.x += row;
+        sums.y += row_sq;
+    }
+    return sums;
+}
+
+/*
+ * One work-item per position (x, y) of plane 'plane' of 'frames' (planes of
+ * width x height samples) where a patch fits: sums[plane * width * height +
+ * y * width + x] = nlmeans_patch_sum() of that patch. The flat test reads
+ * these instead of the group's samples.
+ */
+#define NLMEANS_PATCH_SUMS_KERNEL(name, patch_)                               \
+__kernel void name(__global const float *frames, int plane, int width,      \
+                   int height, int patch, __global float2 *sums)            \
+{                                                                            \
+    int x = get_global_id(0);                                                \
+    int y = get_global_id(1);                                                \
+    uint offset = (uint)plane * width * height;                             \
+                                                                             \
+    if (x > width - patch_ || y > height - patch_)                          \
+        return;                                                              \
+    sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,        \
+                                                     y * width + x, width,   \
+                                                     patch_);                \
+}
+
+NLMEANS_PATCH_SUMS_KERNEL(nlmeans_patch_sums, patch)
+/* 8x8 patches, the default */
+NLMEANS_PATCH_SUMS_KERNEL(nlmeans_patch_sums_p8, 8)
+
+/*
+ * Flat test of one channel of a group from its patches' sums: the mean of
+ * its samples when their variance, the mean of the squares less the
+ * squared mean, is at most 'threshold', otherwise NaN.
+ */
+static float nlmeans_flat_mean(__global const float2 *sums, const uint *pos,
+                               int count, int patch, float threshold)
+{
+    float sum = 0.0f, sum_sq = 0.0f, mean;
     float n = (float)(count * patch * patch);
 
-    for (int k = 0; k < count; k++)
-        for (int j = 0; j < patch; j++)
-            for (int i = 0; i < patch; i++)
-                sum += frames[pos[k] + j * width + i];
-    mean = sum / n;
     for (int k = 0; k < count; k++) {
-        for (int j = 0; j < patch; j++) {
-            for (int i = 0; i < patch; i++) {
-                float d = frames[pos[k] + j * width + i] - mean;
-                var += d * d;
-            }
-        }
+        float2 s = sums[pos[k]];
+
+        sum    += s.x;
+        sum_sq += s.y;
     }
-    return var / n <= threshold ? mean : NAN;
+    mean = sum / n;
+    return (sum_sq - mean * sum) / n <= threshold ? mean : NAN;
 }
 
 /*
  * Weights and flat test of the group of each reference patch. 'weights'
  * holds the distances of patch_search on input (summed over the channels),
- * the weights on output. A negative threshold of channel 0 disables the
- * flat test.
+ * the weights on output; 'sums' the patch sums of the searched planes
+ * (nlmeans_patch_sums), laid out as they are. A negative threshold of
+ * channel 0 disables the flat test.
  */
-static void weights_group(__global const float *frames,
-                          int channels,
-                          uint channel_stride,
-                          int width,
-                          int patch,
-                          int nx,
-                          int ny,
-                          float bias,
-                          float inv_scale,
-                          int kernel_type,
-                          float4 flat_thresholds,
-                          __global const uint *positions,
-                          __global float *weights,
-                          __global float *flat_means)
+__kernel void nlmeans_weights(__global const float2 *sums,
+                              int channels,
+                              uint channel_stride,
+                              int patch,
+                              int nx,
+                              int ny,
+                              float bias,
+                              float inv_scale,
+                              int kernel_type,
+                              float4 flat_thresholds,
+                              __global const uint *positions,
+                              __global float *weights,
+                              __global float *flat_means)
 {
     int gx = get_global_id(0);
     int gy = get_global_id(1);
@@ -153,8 +199,8 @@ static void weights_group(__global const float *frames,
 #pragma unroll
     for (int c = 0; c < SEARCH_CHANNELS; c++) {
         if (c < channels && flat) {
-            means[c] = nlmeans_flat_mean(frames + c * channel_stride, pos, count,
-                                         width, patch,
+            means[c] = nlmeans_flat_mean(sums + c * channel_stride, pos, count,
+                                         patch,
                                          nlmeans_channel_value(flat_thresholds, c));
             flat = !isnan(means[c]);
         }
@@ -164,24 +210,6 @@ static void weights_group(__global const float *frames,
         if (c < channels)
             flat_means[c * nx * ny + r] = flat ? means[c] : NAN;
 }
-
-/* An entry point of weights_group(): the patch size as the argument, or as
- * a constant, whose flat test then has its loops over a patch unrolled */
-#define NLMEANS_WEIGHTS_KERNEL(name, patch_)                                  \
-__kernel void name(__global const float *frames, int channels,              \
-                   uint channel_stride, int width, int patch, int nx,       \
-                   int ny, float bias, float inv_scale, int kernel_type,    \
-                   float4 flat_thresholds, __global const uint *positions,  \
-                   __global float *weights, __global float *flat_means)     \
-{                                                                            \
-    weights_group(frames, channels, channel_stride, width, patch_, nx, ny,  \
-                  bias, inv_scale, kernel_type, flat_thresholds, positions, \
-                  weights, flat_means);                                      \
-}
-
-NLMEANS_WEIGHTS_KERNEL(nlmeans_weights, patch)
-/* 8x8 patches, the default */
-NLMEANS_WEIGHTS_KERNEL(nlmeans_weights_p8, 8)
 
 /*
  * One work-item per sample of the rows y_first to y_end - 1: the weighted

@@ -99,15 +99,18 @@ typedef struct NLMeansGPUContext {
 
     int mode;                   ///< enum NLMeansColor of these frames
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
+    cl_kernel kernel_nlmeans_patch_sums;
+    cl_kernel kernel_nlmeans_patch_sums_p8;  ///< for 8x8 patches
     cl_kernel kernel_nlmeans_weights;
-    cl_kernel kernel_nlmeans_weights_p8;  ///< for 8x8 patches
     cl_kernel kernel_nlmeans_aggregate;
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
+    cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem weights[DENOISE_MAX_COMPONENTS];
     cl_mem flat_means[DENOISE_MAX_COMPONENTS];
     cl_mem stack;               ///< joint colour: the rings of the three channels
+    cl_mem stack_sums;          ///< and their patch sums
 } NLMeansGPUContext;
 
 static float component_sigma(const NLMeansGPUContext *s, int c)
@@ -258,14 +261,20 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 
     if (!nb_channels)
         return 0;
+    if (nb_channels == 1) {
+        s->sums[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float2));
+        if (!s->sums[c])
+            return AVERROR(ENOMEM);
+    }
     s->positions[c]  = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_uint));
     s->weights[c]    = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_float));
     s->flat_means[c] = ff_denoise_opencl_alloc(avctx, nb_channels * refs * sizeof(cl_float));
     if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
     if (nb_channels > 1) {
-        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
-        if (!s->stack)
+        s->stack      = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
+        s->stack_sums = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float2));
+        if (!s->stack || !s->stack_sums)
             return AVERROR(ENOMEM);
     }
     return 0;
@@ -295,8 +304,9 @@ static int build_program(AVFilterContext *avctx)
     av_bprint_finalize(&defines, NULL);
     if (err < 0)
         return err;
+    CL_CREATE_KERNEL(s, nlmeans_patch_sums);
+    CL_CREATE_KERNEL(s, nlmeans_patch_sums_p8);
     CL_CREATE_KERNEL(s, nlmeans_weights);
-    CL_CREATE_KERNEL(s, nlmeans_weights_p8);
     CL_CREATE_KERNEL(s, nlmeans_aggregate);
     return 0;
 fail:
@@ -381,9 +391,9 @@ static cl_float4 flat_thresholds(const NLMeansGPUContext *s, int c,
 /*
  * Weights and flat test of the groups of component c in a band of 'rows'
  * rows of the grid, from the search's distances, over the channels 'ch' of
- * 'frames'.
+ * 'frames', whose patch sums are 'sums'.
  */
-static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
+static int compute_weights(AVFilterContext *avctx, int c, cl_mem sums,
                            const DenoiseChannels *ch, int rows)
 {
     NLMeansGPUContext *s = avctx->priv;
@@ -396,17 +406,15 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
     float inv_scale = scale > 0 ? 1.0f / scale : INFINITY;
     cl_float4 flat = flat_thresholds(s, c, ch);
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
-        DENOISE_ARG(ds->width), DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
+        DENOISE_ARG(sums), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
         DENOISE_ARG(rows), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
         DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
         DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
         DENOISE_ARG(s->flat_means[c]),
     };
 
-    return ff_denoise_opencl_run(avctx, &s->dn,
-                                 ds->patch == 8 ? s->kernel_nlmeans_weights_p8 :
-                                                  s->kernel_nlmeans_weights,
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_weights,
                                  args, FF_ARRAY_ELEMS(args), ds->nx, rows,
                                  0, 0, STAGE_WEIGHTS);
 }
@@ -452,6 +460,13 @@ static cl_mem search_planes(const NLMeansGPUContext *s, int c,
     return ch->nb > 1 ? s->stack : s->src[c];
 }
 
+/* The patch sums of the planes of search_planes(). */
+static cl_mem search_sums(const NLMeansGPUContext *s, int c,
+                          const DenoiseChannels *ch)
+{
+    return ch->nb > 1 ? s->stack_sums : s->sums[c];
+}
+
 /*
  * Search, weights and aggregation of component c of frame t, or with joint
  * colour of the three channels from c = 0, band by band: each band of grid
@@ -480,7 +495,8 @@ static int filter_component(AVFilterContext *avctx, int c,
                                        s->weights[c], STAGE_SEARCH);
         if (err < 0)
             return err;
-        err = compute_weights(avctx, c, frames, ch, gy_end - gy_first);
+        err = compute_weights(avctx, c, search_sums(s, c, ch), ch,
+                              gy_end - gy_first);
         if (err < 0)
             return err;
         err = aggregate(avctx, c, frames, ch, gy_first, gy_end, y, y_end);
@@ -521,15 +537,48 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
 }
 
 /*
+ * The patch sums of the planes that frame 'slot' brought into the rings
+ * searched for component c: one plane, or with joint colour three.
+ */
+static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseSearch *ds = &s->search[c];
+    cl_kernel kernel = ds->patch == 8 ? s->kernel_nlmeans_patch_sums_p8 :
+                                        s->kernel_nlmeans_patch_sums;
+    DenoiseChannels ch;
+
+    search_channels(s, c, &ch);
+    for (int i = 0; i < ch.nb; i++) {
+        cl_int plane = i * s->dn.fq.ring + slot;
+        cl_mem frames = search_planes(s, c, &ch), sums = search_sums(s, c, &ch);
+        const OpenCLKernelArg args[] = {
+            DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
+            DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(sums),
+        };
+        int err = ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
+                                        FF_ARRAY_ELEMS(args),
+                                        ds->width - ds->patch + 1,
+                                        ds->height - ds->patch + 1, 0, 0,
+                                        STAGE_WEIGHTS);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/*
  * A new frame into its slot: each selected component into its ring (with
  * joint colour the three channels into theirs in the stack), RGB turned
- * into opponent channels in opponent mode.
+ * into opponent channels in opponent mode; then the patch sums of the
+ * planes searched.
  */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     NLMeansGPUContext *s = avctx->priv;
     cl_mem rings[DENOISE_MAX_COMPONENTS];
     int slots[DENOISE_MAX_COMPONENTS];
+    int err;
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         int joint = s->mode == COLOR_JOINT && c < 3;
@@ -537,8 +586,18 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
         rings[c] = joint ? s->stack : s->src[c];
         slots[c] = joint ? c * s->dn.fq.ring + slot : slot;
     }
-    return ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
-                                        s->mode == COLOR_OPPONENT);
+    err = ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
+                                       s->mode == COLOR_OPPONENT);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        if (!ff_denoise_opencl_selected(&s->dn, c) || !nb_search_channels(s, c))
+            continue;
+        err = compute_patch_sums(avctx, c, slot);
+        if (err < 0)
+            return err;
+    }
+    return 0;
 }
 
 static const DenoiseQueueOps nlmeans_queue_ops = {
@@ -602,17 +661,20 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     cl_int cle;
 
     ff_denoise_opencl_uninit(avctx, &s->dn);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_patch_sums);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_patch_sums_p8);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_weights);
-    CL_RELEASE_KERNEL(s->kernel_nlmeans_weights_p8);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
+        CL_RELEASE_MEMORY(s->sums[c]);
         CL_RELEASE_MEMORY(s->dst[c]);
         CL_RELEASE_MEMORY(s->positions[c]);
         CL_RELEASE_MEMORY(s->weights[c]);
         CL_RELEASE_MEMORY(s->flat_means[c]);
     }
     CL_RELEASE_MEMORY(s->stack);
+    CL_RELEASE_MEMORY(s->stack_sums);
     ff_opencl_filter_uninit(avctx);
 }
 

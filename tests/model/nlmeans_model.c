@@ -357,10 +357,36 @@ static void normalised_weights(const Neighbor *tab, const Weighting *wp,
 /* ---------------------------------------------------------------------- */
 
 /*
- * Whether channel c of the group (the m used entries) is flat: its mean mu
- * and its variance around the mean, both summed in order (entry, row,
- * column) in float, the variance in a second pass; flat when
- * fl(Var / Nf) <= tau_c. *mu receives the mean.
+ * The sum and the sum of squares of channel c of the patch at entry e: each
+ * row's samples in order (squares fused into the sum), then the rows in
+ * order.
+ */
+static void patch_sums(const Stack *st, const Geometry *geo, const Neighbor *e,
+                       int c, float *sum, float *sum_sq)
+{
+    const int P = geo->patch;
+    int i, j;
+
+    *sum = *sum_sq = 0.0f;
+    for (j = 0; j < P; j++) {
+        float row = 0.0f, row_sq = 0.0f;
+
+        for (i = 0; i < P; i++) {
+            float v = sample(st, c, e->f, e->x + i, e->y + j);
+
+            row   += v;
+            row_sq = fmaf(v, v, row_sq);
+        }
+        *sum    += row;
+        *sum_sq += row_sq;
+    }
+}
+
+/*
+ * Whether channel c of the group (the m used entries) is flat: from its
+ * patches' sums, added in entry order in float, its mean mu and its
+ * variance, the mean of the squares less mu times the mean; flat when
+ * fl(fl(SumSq - fl(mu * Sum)) / Nf) <= tau_c. *mu receives the mean.
  */
 static int channel_is_flat(const Stack *st, const Geometry *geo,
                            const Neighbor *tab, int m, int c, float tau,
@@ -368,23 +394,19 @@ static int channel_is_flat(const Stack *st, const Geometry *geo,
 {
     const int P = geo->patch;
     const float nf = (float)(m * P * P);  /* exact: at most 32 * 32^2 */
-    float sum = 0.0f, var = 0.0f, mean;
-    int i, j, k;
+    float sum = 0.0f, sum_sq = 0.0f, mean;
+    int k;
 
-    for (k = 0; k < m; k++)
-        for (j = 0; j < P; j++)
-            for (i = 0; i < P; i++)
-                sum += sample(st, c, tab[k].f, tab[k].x + i, tab[k].y + j);
+    for (k = 0; k < m; k++) {
+        float s, q;
+
+        patch_sums(st, geo, &tab[k], c, &s, &q);
+        sum    += s;
+        sum_sq += q;
+    }
     mean = sum / nf;
-    for (k = 0; k < m; k++)
-        for (j = 0; j < P; j++)
-            for (i = 0; i < P; i++) {
-                float d = sample(st, c, tab[k].f, tab[k].x + i, tab[k].y + j) - mean;
-
-                var += d * d;
-            }
     *mu = mean;
-    return var / nf <= tau;
+    return (sum_sq - mean * sum) / nf <= tau;
 }
 
 /*

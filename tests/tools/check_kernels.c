@@ -45,12 +45,14 @@
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
  *   nlmeans_weights      random tables (used entries, then +infinity) of
- *   (and _p8, on 8x8)    one channel or joint colour, both kernels, patch
- *                        sizes 1 to 8, sigma and h 0 or not, with and
- *                        without the flat test, against a C reference of
+ *   and                  one channel or joint colour, patch sizes 1 to 8,
+ *   nlmeans_patch_sums   sigma and h 0 or not, with and without the flat
+ *   (and _p8, on 8x8)    test, against a C reference of
  *                        doc/nlmeans_gpu-algorithm.md ("Weights", "Flat
- *                        groups"): bisquare weights and flat means bit for
- *                        bit, exp weights within NLM_EXP_ULPS (16) ulp
+ *                        groups"): the patch sums of every position (and
+ *                        none past the last patch), bisquare weights and
+ *                        flat means bit for bit, exp weights within
+ *                        NLM_EXP_ULPS (16) ulp
  *   nlmeans_aggregate    random tables (flat groups among them) over a ring
  *                        of frames, one channel or joint colour, planes of
  *                        1x1 and odd sizes (patch and step cut), steps that
@@ -1575,14 +1577,45 @@ static int64_t ulp_diff(float a, float b)
 }
 
 /*
+ * doc/nlmeans_gpu-algorithm.md, "Flat groups": the sum and the sum of
+ * squares of the patch at every position of a plane where one fits, into
+ * sums[2 p] and sums[2 p + 1]; the other positions are left alone.
+ */
+static void nlmeans_patch_sums_reference(const float *plane, int width,
+                                         int height, int patch, float *sums)
+{
+    for (int y = 0; y + patch <= height; y++) {
+        for (int x = 0; x + patch <= width; x++) {
+            float sum = 0.0f, sum_sq = 0.0f;
+
+            for (int j = 0; j < patch; j++) {
+                float row = 0.0f, row_sq = 0.0f;
+
+                for (int i = 0; i < patch; i++) {
+                    float v = plane[(y + j) * width + x + i];
+
+                    row   += v;
+                    row_sq = fmaf(v, v, row_sq);
+                }
+                sum    += row;
+                sum_sq += row_sq;
+            }
+            sums[2 * (y * width + x)]     = sum;
+            sums[2 * (y * width + x) + 1] = sum_sq;
+        }
+    }
+}
+
+/*
  * doc/nlmeans_gpu-algorithm.md, "Weights" and "Flat groups", for 'refs'
- * tables of NB entries (used entries first, +infinity after): the
+ * tables of NB entries (used entries first, +infinity after), from the
+ * patch sums 'sums' (pairs, channel c from pair c * stride): the
  * normalised weights into w_out, the flat means (NaN when the group is not
  * flat in every channel, or with flat_thr[0] < 0: no flat test) into
  * means_out[c * refs + r].
  */
-static void nlmeans_weights_reference(const float *frames, int channels,
-                                      size_t stride, int width, int patch,
+static void nlmeans_weights_reference(const float *sums, int channels,
+                                      size_t stride, int patch,
                                       int refs, float bias, float inv_scale,
                                       int kernel_type, const float *flat_thr,
                                       const uint32_t *pos, const float *dist,
@@ -1621,24 +1654,16 @@ static void nlmeans_weights_reference(const float *frames, int channels,
 
         flat = flat_thr[0] >= 0.0f;
         for (int c = 0; c < channels && flat; c++) {
-            const float *v = frames + c * stride;
+            const float *v = sums + 2 * c * stride;
             const float nf = (float)(m * patch * patch);
-            float sum = 0.0f, var = 0.0f;
+            float sum = 0.0f, sum_sq = 0.0f;
 
-            for (int k = 0; k < m; k++)
-                for (int j = 0; j < patch; j++)
-                    for (int i = 0; i < patch; i++)
-                        sum += v[p[k] + j * width + i];
-            mu[c] = sum / nf;
             for (int k = 0; k < m; k++) {
-                for (int j = 0; j < patch; j++) {
-                    for (int i = 0; i < patch; i++) {
-                        float dv = v[p[k] + j * width + i] - mu[c];
-                        var += dv * dv;
-                    }
-                }
+                sum    += v[2 * p[k]];
+                sum_sq += v[2 * p[k] + 1];
             }
-            flat = var / nf <= flat_thr[c];
+            mu[c] = sum / nf;
+            flat = (sum_sq - mu[c] * sum) / nf <= flat_thr[c];
         }
         for (int c = 0; c < channels; c++)
             means_out[(size_t)c * refs + r] = flat ? mu[c] : NAN;
@@ -1664,10 +1689,12 @@ typedef struct NLMCase {
  * 0, then 0 to NB - 1 more entries at sorted random distances that put the
  * excess over the bias between -1 and 3 times the scale (weights 1, in the
  * kernel's slope and, for the bisquare, 0), then +infinity (unused). The
- * arguments are compute_weights()'s of vf_nlmeans_gpu.c.
+ * patch sums by 'ksums' as compute_patch_sums() of vf_nlmeans_gpu.c runs
+ * it (the channels planes of a ring of two), the weights by 'kweights' with
+ * compute_weights()'s arguments.
  */
-static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
-                         int64_t *max_ulps)
+static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
+                         const NLMCase *nc, int64_t *max_ulps)
 {
     static const float amps[4][3] = {
         { 0.3f, 0.3f, 0.3f }, { 1.75f, 1.75f, 1.75f },
@@ -1677,7 +1704,7 @@ static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
     const int patch = nc->patch, channels = nc->channels;
     const int region = patch + 3, width = patch + 9, height = 4 * region;
     const size_t plane = (size_t)width * height;
-    const size_t stride = channels > 1 ? plane + 5 : plane;
+    const size_t stride = channels > 1 ? 2 * plane : plane;
     const int refs = nc->nx * nc->ny;
     float sigma = nc->sigma, sigmas[3];
     /* compute_weights() and flat_thresholds() */
@@ -1693,9 +1720,11 @@ static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
     float *w_exp = alloc_or_die((size_t)refs * NB * sizeof(float));
     float *m_got = alloc_or_die((size_t)channels * refs * sizeof(float));
     float *m_exp = alloc_or_die((size_t)channels * refs * sizeof(float));
+    float *s_got = alloc_or_die(2 * channels * stride * sizeof(float));
+    float *s_exp = alloc_or_die(2 * channels * stride * sizeof(float));
     cl_uint cstride = stride;
     int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
-    cl_mem bframes, bpos, bweights, bmeans;
+    cl_mem bframes, bsums, bpos, bweights, bmeans;
 
     for (int ch = 0; ch < channels; ch++) {
         sigmas[ch] = sigma * sigma_ratio[ch];
@@ -1737,25 +1766,51 @@ static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
     }
     for (size_t j = 0; j < (size_t)channels * refs; j++)
         m_exp[j] = -1234.5f;
+    for (size_t j = 0; j < 2 * channels * stride; j++)
+        s_exp[j] = -1234.5f;
     bframes  = new_buffer(channels * stride * sizeof(float), frames);
+    bsums    = new_buffer(2 * channels * stride * sizeof(float), s_exp);
     bpos     = new_buffer((size_t)refs * NB * sizeof(uint32_t), pos);
     bweights = new_buffer((size_t)refs * NB * sizeof(float), dist);
     bmeans   = new_buffer((size_t)channels * refs * sizeof(float), m_exp);
+    for (int ch = 0; ch < channels; ch++) {
+        cl_int index = ch * (stride / plane);
+        const Arg args[] = {
+            ARG(bframes), ARG(index), ARG(width), ARG(height), ARG(patch),
+            ARG(bsums),
+        };
+        run_kernel(ksums, args, 6, width - patch + 1, height - patch + 1, 0, 0);
+        nlmeans_patch_sums_reference(frames + ch * stride, width, height,
+                                     patch, s_exp + 2 * ch * stride);
+    }
     {
         const Arg args[] = {
-            ARG(bframes), ARG(channels), ARG(cstride), ARG(width), ARG(patch),
+            ARG(bsums), ARG(channels), ARG(cstride), ARG(patch),
             ARG(nx), ARG(ny), ARG(bias), ARG(inv_scale), ARG(kernel_type),
             ARG(flat), ARG(bpos), ARG(bweights), ARG(bmeans),
         };
-        run_kernel(k, args, 14, nx, ny, 0, 0);
+        run_kernel(kweights, args, 13, nx, ny, 0, 0);
     }
+    read_buffer(bsums, 2 * channels * stride * sizeof(float), s_got);
     read_buffer(bweights, (size_t)refs * NB * sizeof(float), w_got);
     read_buffer(bmeans, (size_t)channels * refs * sizeof(float), m_got);
-    nlmeans_weights_reference(frames, channels, stride, width, patch, refs,
+    nlmeans_weights_reference(s_exp, channels, stride, patch, refs,
                               bias, inv_scale, kernel_type, flat.s, pos, dist,
                               w_exp, m_exp);
 
     c->cases++;
+    if (memcmp(s_got, s_exp, 2 * channels * stride * sizeof(float))) {
+        size_t j = 0;
+
+        while (!memcmp(&s_got[j], &s_exp[j], sizeof(float)))
+            j++;
+        check_fail(c, "%d channel(s), patch %d, %dx%d plane: patch sums of "
+                   "channel %d at (%d, %d): %s %.9g, expected %.9g", channels,
+                   patch, width, height, (int)(j / 2 / stride),
+                   (int)(j / 2 % stride % width), (int)(j / 2 % stride / width),
+                   j % 2 ? "sum of squares" : "sum", s_got[j], s_exp[j]);
+        goto done;
+    }
     for (size_t j = 0; j < (size_t)refs * NB; j++) {
         int64_t ulps = ulp_diff(w_got[j], w_exp[j]);
         int exact = kernel_type == NLM_BISQUARE || !(w_exp[j] > 0.0f);
@@ -1791,9 +1846,12 @@ static void nlmeans_case(Check *c, cl_kernel k, const NLMCase *nc,
     }
 done:
     clReleaseMemObject(bframes);
+    clReleaseMemObject(bsums);
     clReleaseMemObject(bpos);
     clReleaseMemObject(bweights);
     clReleaseMemObject(bmeans);
+    free(s_got);
+    free(s_exp);
     free(frames);
     free(pos);
     free(dist);
@@ -1804,7 +1862,7 @@ done:
 }
 
 /* One channel, and joint colour (three channels; and one channel in the
- * same program); both kernels; patches of 1 to 8; sigma and h 0 (weights
+ * same program); both patch sums kernels; patches of 1 to 8; sigma and h 0 (weights
  * of 0 and 1 only) or not; with and without the flat test; grids smaller
  * and larger than a work-group. */
 static void check_nlmeans_weights(void)
@@ -1824,8 +1882,10 @@ static void check_nlmeans_weights(void)
 
     check_begin(&c, "nlmeans_weights");
     for (int l = 0; l < 3; l++) {
-        cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_weights");
-        cl_kernel k8 = get_kernel(progs[layouts[l][0] == 3], "nlmeans_weights_p8");
+        cl_program prog = progs[layouts[l][0] == 3];
+        cl_kernel k = get_kernel(prog, "nlmeans_weights");
+        cl_kernel ks = get_kernel(prog, "nlmeans_patch_sums");
+        cl_kernel ks8 = get_kernel(prog, "nlmeans_patch_sums_p8");
 
         for (int kt = 0; kt < 2; kt++)
             for (int fl = 0; fl < 2; fl++)
@@ -1837,13 +1897,14 @@ static void check_nlmeans_weights(void)
                             .h = strengths[si].h, .beta = fl ? 1.05f : 0.0f,
                             .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
                         };
-                        nlmeans_case(&c, k, &nc, &max_ulps);
+                        nlmeans_case(&c, k, ks, &nc, &max_ulps);
                         /* and the entry point for 8x8 patches */
                         if (nc.patch == 8)
-                            nlmeans_case(&c, k8, &nc, &max_ulps);
+                            nlmeans_case(&c, k, ks8, &nc, &max_ulps);
                     }
         clReleaseKernel(k);
-        clReleaseKernel(k8);
+        clReleaseKernel(ks);
+        clReleaseKernel(ks8);
     }
     snprintf(c.note, sizeof(c.note), "exp weights within " XSTR(NLM_EXP_ULPS)
              " ulp (at most %" PRId64 " here), the rest bit for bit", max_ulps);
