@@ -98,24 +98,75 @@ static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
  * y * width + x] = nlmeans_patch_sum() of that patch. The flat test reads
  * these instead of the group's samples.
  */
-#define NLMEANS_PATCH_SUMS_KERNEL(name, patch_)                               \
-__kernel void name(__global const float *frames, int plane, int width,      \
-                   int height, int patch, __global float2 *sums)            \
-{                                                                            \
-    int x = get_global_id(0);                                                \
-    int y = get_global_id(1);                                                \
-    uint offset = (uint)plane * width * height;                             \
-                                                                             \
-    if (x > width - patch_ || y > height - patch_)                          \
-        return;                                                              \
-    sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,        \
-                                                     y * width + x, width,   \
-                                                     patch_);                \
+__kernel void nlmeans_patch_sums(__global const float *frames, int plane,
+                                 int width, int height, int patch,
+                                 __global float2 *sums)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    uint offset = (uint)plane * width * height;
+
+    if (x > width - patch || y > height - patch)
+        return;
+    sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,
+                                                     y * width + x, width,
+                                                     patch);
 }
 
-NLMEANS_PATCH_SUMS_KERNEL(nlmeans_patch_sums, patch)
-/* 8x8 patches, the default */
-NLMEANS_PATCH_SUMS_KERNEL(nlmeans_patch_sums_p8, 8)
+#define SUMS_TILE_W 16
+#define SUMS_TILE_H 8
+#define SUMS_SPAN_W (SUMS_TILE_W + 7)
+#define SUMS_SPAN_H (SUMS_TILE_H + 7)
+
+/*
+ * nlmeans_patch_sums for 8x8 patches, a work-group's tile of 16x8
+ * positions at a time: the samples its patches cover, then the sums of
+ * their rows of 8, staged in local memory, so that each sample is read
+ * from global memory once and each row summed once. The same sums, in the
+ * same order, as nlmeans_patch_sum().
+ */
+__kernel __attribute__((reqd_work_group_size(SUMS_TILE_W, SUMS_TILE_H, 1)))
+void nlmeans_patch_sums_p8(__global const float *frames, int plane,
+                           int width, int height, int patch,
+                           __global float2 *sums)
+{
+    __local float tile[SUMS_SPAN_H][SUMS_SPAN_W];
+    __local float2 rows[SUMS_SPAN_H][SUMS_TILE_W];
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int x0 = get_group_id(0) * SUMS_TILE_W, y0 = get_group_id(1) * SUMS_TILE_H;
+    int x = x0 + lx, y = y0 + ly;
+    uint offset = (uint)plane * width * height;
+    __global const float *src = frames + offset;
+    float2 patch_sums = 0.0f;
+
+    for (int i = ly * SUMS_TILE_W + lx; i < SUMS_SPAN_H * SUMS_SPAN_W;
+         i += SUMS_TILE_W * SUMS_TILE_H) {
+        int ty = i / SUMS_SPAN_W, tx = i % SUMS_SPAN_W;
+
+        tile[ty][tx] = src[min(y0 + ty, height - 1) * width +
+                           min(x0 + tx, width - 1)];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int r = ly; r < SUMS_SPAN_H; r += SUMS_TILE_H) {
+        float row = 0.0f, row_sq = 0.0f;
+
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            float v = tile[r][lx + i];
+
+            row   += v;
+            row_sq = fma(v, v, row_sq);
+        }
+        rows[r][lx] = (float2)(row, row_sq);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (x > width - 8 || y > height - 8)
+        return;
+#pragma unroll
+    for (int j = 0; j < 8; j++)
+        patch_sums += rows[ly + j][lx];
+    sums[offset + y * width + x] = patch_sums;
+}
 
 /*
  * Flat test of one channel of a group from its patches' sums: the mean of

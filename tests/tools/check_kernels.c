@@ -1702,7 +1702,9 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     };
     static const float sigma_ratio[3] = { 1.0f, 0.5f, 0.75f };
     const int patch = nc->patch, channels = nc->channels;
-    const int region = patch + 3, width = patch + 9, height = 4 * region;
+    /* planes of more than one work-group's tile of patch sums across too */
+    const int region = patch + 3, width = patch + (nc->nx > 3 ? 33 : 9);
+    const int height = 4 * region;
     const size_t plane = (size_t)width * height;
     const size_t stride = channels > 1 ? 2 * plane : plane;
     const int refs = nc->nx * nc->ny;
@@ -1779,7 +1781,7 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
             ARG(bframes), ARG(index), ARG(width), ARG(height), ARG(patch),
             ARG(bsums),
         };
-        run_kernel(ksums, args, 6, width - patch + 1, height - patch + 1, 0, 0);
+        run_kernel(ksums, args, 6, width - patch + 1, height - patch + 1, 16, 8);
         nlmeans_patch_sums_reference(frames + ch * stride, width, height,
                                      patch, s_exp + 2 * ch * stride);
     }
