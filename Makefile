@@ -307,7 +307,7 @@ CHECK_KERNELS_SRC = tests/tools/check_kernels.c tests/model/bm3d_model.c \
     tests/model/ref_tool.c tests/tools/pnm.c
 $(TESTBIN)/check_kernels_defs.h: libavfilter/denoise_opencl.h
 	@mkdir -p $(TESTBIN)
-	grep -E '^#define (DENOISE_SEARCH_|DENOISE_NOISE_)' $< > $@
+	grep -E '^#define (DENOISE_SEARCH_|DENOISE_NOISE_|DENOISE_IO_)' $< > $@
 
 $(TESTBIN)/check_kernels: $(CHECK_KERNELS_SRC) $(TESTBIN)/check_kernels_defs.h \
     tests/model/bm3d_model.h tests/model/bm3d_model_internal.h tests/model/opponent.h $(REF_TOOL_SRC) \

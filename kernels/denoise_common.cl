@@ -50,7 +50,7 @@ static float denoise_pick_channel(float4 v, int channel)
  * then mirrored about its last column and row (and about its first and
  * last again, as often as needed), so that every sample of a small plane
  * has about the same weight in a block, as it would with a plane of the
- * block's size.
+ * block's size. A work-item copies IO_ROWS rows of a column.
  */
 static int denoise_mirror(int i, int size)
 {
@@ -71,16 +71,18 @@ __kernel void denoise_load_plane(__read_only image2d_t src,
                                  uint offset)
 {
     int x = get_global_id(0);
-    int y = get_global_id(1);
-    float v;
+    int y0 = get_global_id(1) * IO_ROWS;
 
-    if (x >= width || y >= height)
+    if (x >= width)
         return;
-    v = denoise_pick_channel(read_imagef(src, denoise_sampler,
-                                         (int2)(denoise_mirror(x, get_image_width(src)),
-                                                denoise_mirror(y, get_image_height(src)))),
-                             channel);
-    dst[offset + y * width + x] = rint(v * container) * (255.0f / container);
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {
+        float v = denoise_pick_channel(read_imagef(src, denoise_sampler,
+                                                   (int2)(denoise_mirror(x, get_image_width(src)),
+                                                          denoise_mirror(y, get_image_height(src)))),
+                                       channel);
+
+        dst[offset + y * width + x] = rint(v * container) * (255.0f / container);
+    }
 }
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.
@@ -99,7 +101,8 @@ static float denoise_quantise(float v, float container, int shift)
 /*
  * Write a plane of up to two channels. Channel c takes its value from
  * plane c (rows of 'pitch' floats, at least 'width') when bit c of 'mask'
- * is set, or else is copied from the source image unchanged.
+ * is set, or else is copied from the source image unchanged. A work-item
+ * writes IO_ROWS rows of a column.
  */
 __kernel void denoise_store_plane(__write_only image2d_t dst,
                                   __read_only image2d_t src,
@@ -113,17 +116,19 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
                                   int shift)
 {
     int x = get_global_id(0);
-    int y = get_global_id(1);
-    float4 v;
+    int y0 = get_global_id(1) * IO_ROWS;
 
-    if (x >= width || y >= height)
+    if (x >= width)
         return;
-    v = read_imagef(src, denoise_sampler, (int2)(x, y));
-    if (mask & 1)
-        v.x = denoise_quantise(plane0[y * pitch + x], container, shift);
-    if (mask & 2)
-        v.y = denoise_quantise(plane1[y * pitch + x], container, shift);
-    write_imagef(dst, (int2)(x, y), v);
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {
+        float4 v = read_imagef(src, denoise_sampler, (int2)(x, y));
+
+        if (mask & 1)
+            v.x = denoise_quantise(plane0[y * pitch + x], container, shift);
+        if (mask & 2)
+            v.y = denoise_quantise(plane1[y * pitch + x], container, shift);
+        write_imagef(dst, (int2)(x, y), v);
+    }
 }
 
 /*

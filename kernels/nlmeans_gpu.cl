@@ -93,37 +93,41 @@ static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
 }
 
 /*
- * One work-item per position (x, y) of plane 'plane' of 'frames' (planes of
- * width x height samples) where a patch fits: sums[plane * width * height +
- * y * width + x] = nlmeans_patch_sum() of that patch. The flat test reads
- * these instead of the group's samples.
+ * One work-item per IO_ROWS positions of a column of plane 'plane' of
+ * 'frames' (planes of width x height samples), from (x, IO_ROWS y), where a
+ * patch fits: sums[plane * width * height + y * width + x] =
+ * nlmeans_patch_sum() of that patch. The flat test reads these instead of
+ * the group's samples.
  */
 __kernel void nlmeans_patch_sums(__global const float *frames, int plane,
                                  int width, int height, int patch,
                                  __global float2 *sums)
 {
     int x = get_global_id(0);
-    int y = get_global_id(1);
+    int y0 = get_global_id(1) * IO_ROWS;
     uint offset = (uint)plane * width * height;
 
-    if (x > width - patch || y > height - patch)
+    if (x > width - patch)
         return;
-    sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,
-                                                     y * width + x, width,
-                                                     patch);
+    for (int y = y0; y < min(y0 + IO_ROWS, height - patch + 1); y++)
+        sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,
+                                                         y * width + x, width,
+                                                         patch);
 }
 
 #define SUMS_TILE_W 16
 #define SUMS_TILE_H 8
+#define SUMS_POS_H  (SUMS_TILE_H * IO_ROWS)
 #define SUMS_SPAN_W (SUMS_TILE_W + 7)
-#define SUMS_SPAN_H (SUMS_TILE_H + 7)
+#define SUMS_SPAN_H (SUMS_POS_H + 7)
 
 /*
- * nlmeans_patch_sums for 8x8 patches, a work-group's tile of 16x8
- * positions at a time: the samples its patches cover, then the sums of
- * their rows of 8, staged in local memory, so that each sample is read
- * from global memory once and each row summed once. The same sums, in the
- * same order, as nlmeans_patch_sum().
+ * nlmeans_patch_sums for 8x8 patches, a work-group's tile of 16 x (8
+ * IO_ROWS) positions at a time (work-item (lx, ly): positions (lx, ly + 8 r)
+ * of the tile): the samples its patches cover, then the sums of their rows
+ * of 8, staged in local memory, so that each sample is read from global
+ * memory once and each row summed once. The same sums, in the same order,
+ * as nlmeans_patch_sum().
  */
 __kernel __attribute__((reqd_work_group_size(SUMS_TILE_W, SUMS_TILE_H, 1)))
 void nlmeans_patch_sums_p8(__global const float *frames, int plane,
@@ -133,11 +137,10 @@ void nlmeans_patch_sums_p8(__global const float *frames, int plane,
     __local float tile[SUMS_SPAN_H][SUMS_SPAN_W];
     __local float2 rows[SUMS_SPAN_H][SUMS_TILE_W];
     int lx = get_local_id(0), ly = get_local_id(1);
-    int x0 = get_group_id(0) * SUMS_TILE_W, y0 = get_group_id(1) * SUMS_TILE_H;
-    int x = x0 + lx, y = y0 + ly;
+    int x0 = get_group_id(0) * SUMS_TILE_W, y0 = get_group_id(1) * SUMS_POS_H;
+    int x = x0 + lx;
     uint offset = (uint)plane * width * height;
     __global const float *src = frames + offset;
-    float2 patch_sums = 0.0f;
 
     for (int i = ly * SUMS_TILE_W + lx; i < SUMS_SPAN_H * SUMS_SPAN_W;
          i += SUMS_TILE_W * SUMS_TILE_H) {
@@ -160,12 +163,16 @@ void nlmeans_patch_sums_p8(__global const float *frames, int plane,
         rows[r][lx] = (float2)(row, row_sq);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (x > width - 8 || y > height - 8)
+    if (x > width - 8)
         return;
+    for (int ty = ly; ty < SUMS_POS_H && y0 + ty <= height - 8; ty += SUMS_TILE_H) {
+        float2 patch_sums = 0.0f;
+
 #pragma unroll
-    for (int j = 0; j < 8; j++)
-        patch_sums += rows[ly + j][lx];
-    sums[offset + y * width + x] = patch_sums;
+        for (int j = 0; j < 8; j++)
+            patch_sums += rows[ty + j][lx];
+        sums[offset + (y0 + ty) * width + x] = patch_sums;
+    }
 }
 
 /*

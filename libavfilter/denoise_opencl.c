@@ -446,7 +446,8 @@ int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         "#define SEARCH_TILE "   AV_STRINGIFY(DENOISE_SEARCH_TILE)   "\n"
         "#define SEARCH_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_UNROLL) "\n"
         "#define SEARCH_ROWS_UNROLL " AV_STRINGIFY(DENOISE_SEARCH_ROWS_UNROLL) "\n"
-        "#define SEARCH_EDGE_LANES " AV_STRINGIFY(DENOISE_SEARCH_EDGE_LANES) "\n";
+        "#define SEARCH_EDGE_LANES " AV_STRINGIFY(DENOISE_SEARCH_EDGE_LANES) "\n"
+        "#define IO_ROWS " AV_STRINGIFY(DENOISE_IO_ROWS) "\n";
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     cl_int cle;
@@ -805,8 +806,9 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     };
 
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_LOAD],
-                                 args, FF_ARRAY_ELEMS(args),
-                                 comp->width, comp->height, 0, 0, 0);
+                                 args, FF_ARRAY_ELEMS(args), comp->width,
+                                 FFALIGN(comp->height, DENOISE_IO_ROWS) /
+                                 DENOISE_IO_ROWS, 0, 0, 0);
 }
 
 int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
@@ -877,7 +879,8 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_STORE],
                                  args, FF_ARRAY_ELEMS(args),
                                  layout->plane_width[p],
-                                 layout->plane_height[p], 0, 0, 0);
+                                 FFALIGN(layout->plane_height[p], DENOISE_IO_ROWS) /
+                                 DENOISE_IO_ROWS, 0, 0, 0);
 }
 
 /*

@@ -556,12 +556,14 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
             DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
             DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(sums),
         };
-        /* work-groups of 16x8: nlmeans_patch_sums_p8's tile */
+        /* DENOISE_IO_ROWS positions a work-item, work-groups of 16x8
+         * (nlmeans_patch_sums_p8's) */
         int err = ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
                                         FF_ARRAY_ELEMS(args),
                                         ds->width - ds->patch + 1,
-                                        ds->height - ds->patch + 1, 16, 8,
-                                        STAGE_WEIGHTS);
+                                        FFALIGN(ds->height - ds->patch + 1,
+                                                DENOISE_IO_ROWS) / DENOISE_IO_ROWS,
+                                        16, 8, STAGE_WEIGHTS);
         if (err < 0)
             return err;
     }

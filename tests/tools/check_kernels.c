@@ -135,7 +135,8 @@ static const char search_defines[] =
     "#define SEARCH_TILE "   XSTR(DENOISE_SEARCH_TILE)   "\n"
     "#define SEARCH_UNROLL " XSTR(DENOISE_SEARCH_UNROLL) "\n"
     "#define SEARCH_ROWS_UNROLL " XSTR(DENOISE_SEARCH_ROWS_UNROLL) "\n"
-    "#define SEARCH_EDGE_LANES " XSTR(DENOISE_SEARCH_EDGE_LANES) "\n";
+    "#define SEARCH_EDGE_LANES " XSTR(DENOISE_SEARCH_EDGE_LANES) "\n"
+    "#define IO_ROWS " XSTR(DENOISE_IO_ROWS) "\n";
 
 /* The noise estimator's, as ff_denoise_noise_defines (denoise_noise.c). */
 static const char noise_defines[] =
@@ -689,6 +690,13 @@ static const struct { int w, h, pad; } load_sizes[] = {
     { 3, 7, 20 }, { 64, 48, 0 }, { 64, 48, 70 }, { 17, 2, 9 },
 };
 
+/* The rows of work-items of denoise_load_plane and denoise_store_plane
+ * for a plane of h rows (DENOISE_IO_ROWS rows each). */
+static size_t io_rows(int h)
+{
+    return (h + DENOISE_IO_ROWS - 1) / DENOISE_IO_ROWS;
+}
+
 /* ---------------------------------------------------------------------- */
 /* denoise_load_plane                                                     */
 
@@ -728,7 +736,7 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
             ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
             ARG(container), ARG(offset),
         };
-        run_kernel(k, args, 7, pw, ph, 0, 0);
+        run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
     }
     read_buffer(dst, 2 * plane * sizeof(float), got);
     if (ref_pad_image(&img, pad) < 0)
@@ -826,7 +834,7 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
             ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(mask),
             ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
         };
-        run_kernel(k, args, 10, w, h, 0, 0);
+        run_kernel(k, args, 10, w, io_rows(h), 0, 0);
     }
     read_image(dst, w, h, got);
 
@@ -1781,7 +1789,8 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
             ARG(bframes), ARG(index), ARG(width), ARG(height), ARG(patch),
             ARG(bsums),
         };
-        run_kernel(ksums, args, 6, width - patch + 1, height - patch + 1, 16, 8);
+        run_kernel(ksums, args, 6, width - patch + 1,
+                   io_rows(height - patch + 1), 16, 8);
         nlmeans_patch_sums_reference(frames + ch * stride, width, height,
                                      patch, s_exp + 2 * ch * stride);
     }
@@ -2470,7 +2479,7 @@ static void bench_all(cl_program prog)
             ARG(img), ARG(channel), ARG(buf), ARG(w), ARG(h), ARG(container),
             ARG(offset),
         };
-        bench("denoise_load_plane", "1920x1080 8-bit", k, args, 7, w, h);
+        bench("denoise_load_plane", "1920x1080 8-bit", k, args, 7, w, io_rows(h));
         clReleaseKernel(k);
     }
     if (selected("denoise_store_plane")) {
@@ -2479,7 +2488,7 @@ static void bench_all(cl_program prog)
             ARG(out), ARG(img), ARG(buf), ARG(buf), ARG(mask), ARG(w), ARG(h),
             ARG(w), ARG(container), ARG(shift),
         };
-        bench("denoise_store_plane", "1920x1080 8-bit", k, args, 10, w, h);
+        bench("denoise_store_plane", "1920x1080 8-bit", k, args, 10, w, io_rows(h));
         clReleaseKernel(k);
     }
     if (selected("bm3d_normalise")) {
