@@ -278,25 +278,25 @@ __kernel void nlmeans_weights(__global const float2 *sums,
  * hold table_rows grid rows from gy_first, which must include every row of
  * patches covering these samples.
  */
-__kernel void nlmeans_aggregate(__global const float *frames,
-                                int channels,
-                                uint channel_stride,
-                                __global float *dst0,
-                                __global float *dst1,
-                                __global float *dst2,
-                                int width,
-                                int height,
-                                int patch,
-                                int step,
-                                int nx,
-                                int ny,
-                                int gy_first,
-                                int table_rows,
-                                int y_first,
-                                int y_end,
-                                __global const uint *positions,
-                                __global const float *weights,
-                                __global const float *flat_means)
+static void aggregate_sample(__global const float *frames,
+                             int channels,
+                             uint channel_stride,
+                             __global float *dst0,
+                             __global float *dst1,
+                             __global float *dst2,
+                             int width,
+                             int height,
+                             int patch,
+                             int step,
+                             int nx,
+                             int ny,
+                             int gy_first,
+                             int table_rows,
+                             int y_first,
+                             int y_end,
+                             __global const uint *positions,
+                             __global const float *weights,
+                             __global const float *flat_means)
 {
     int x = get_global_id(0);
     int y = y_first + get_global_id(1);
@@ -358,3 +358,26 @@ __kernel void nlmeans_aggregate(__global const float *frames,
         dst2[y * width + x] = num[2] / den;
     }
 }
+
+/* An entry point of aggregate_sample(): the patch size and the step as the
+ * arguments, or as constants (8x8 patches on a step of 4, the default:
+ * the divisions by the step become shifts and the loops over the covering
+ * patches have constant bounds; the same sums). */
+#define NLMEANS_AGGREGATE_KERNEL(name, patch_, step_)                         \
+__kernel void name(__global const float *frames, int channels,              \
+                   uint channel_stride, __global float *dst0,               \
+                   __global float *dst1, __global float *dst2, int width,   \
+                   int height, int patch, int step, int nx, int ny,         \
+                   int gy_first, int table_rows, int y_first, int y_end,    \
+                   __global const uint *positions,                          \
+                   __global const float *weights,                           \
+                   __global const float *flat_means)                        \
+{                                                                            \
+    aggregate_sample(frames, channels, channel_stride, dst0, dst1, dst2,     \
+                     width, height, patch_, step_, nx, ny, gy_first,         \
+                     table_rows, y_first, y_end, positions, weights,         \
+                     flat_means);                                            \
+}
+
+NLMEANS_AGGREGATE_KERNEL(nlmeans_aggregate, patch, step)
+NLMEANS_AGGREGATE_KERNEL(nlmeans_aggregate_8x4, 8, 4)

@@ -103,6 +103,7 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_patch_sums_p8;  ///< for 8x8 patches
     cl_kernel kernel_nlmeans_weights;
     cl_kernel kernel_nlmeans_aggregate;
+    cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
     cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test
     cl_mem dst[DENOISE_MAX_COMPONENTS];
@@ -308,6 +309,7 @@ static int build_program(AVFilterContext *avctx)
     CL_CREATE_KERNEL(s, nlmeans_patch_sums_p8);
     CL_CREATE_KERNEL(s, nlmeans_weights);
     CL_CREATE_KERNEL(s, nlmeans_aggregate);
+    CL_CREATE_KERNEL(s, nlmeans_aggregate_8x4);
     return 0;
 fail:
     return err;
@@ -447,7 +449,10 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
         DENOISE_ARG(s->flat_means[c]),
     };
 
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_aggregate,
+    return ff_denoise_opencl_run(avctx, &s->dn,
+                                 ds->patch == 8 && ds->step == 4 ?
+                                 s->kernel_nlmeans_aggregate_8x4 :
+                                 s->kernel_nlmeans_aggregate,
                                  args, FF_ARRAY_ELEMS(args), comp->width,
                                  y_end - y_first, 0, 0, STAGE_AGGREGATE);
 }
@@ -668,6 +673,7 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_nlmeans_patch_sums_p8);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_weights);
     CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate);
+    CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate_8x4);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
         CL_RELEASE_MEMORY(s->sums[c]);

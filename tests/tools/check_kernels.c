@@ -54,7 +54,7 @@
  *                        flat means bit for bit, exp weights within
  *                        NLM_EXP_ULPS (16) ulp
  *   nlmeans_aggregate    random tables (flat groups among them) over a ring
- *                        of frames, one channel or joint colour, planes of
+ *   (and _8x4)           of frames, one channel or joint colour, planes of
  *                        1x1 and odd sizes (patch and step cut), steps that
  *                        leave an extra edge row and column of patches,
  *                        band by band as the filter runs it, against a C
@@ -2220,6 +2220,7 @@ static void check_nlmeans_aggregate(void)
     static const struct { int w, h, patch, step; } geometries[] = {
         { 1, 1, 8, 4 }, { 5, 3, 8, 4 }, { 7, 9, 3, 2 }, { 13, 11, 8, 4 },
         { 17, 9, 5, 1 }, { 19, 14, 8, 3 }, { 24, 21, 4, 4 }, { 33, 20, 8, 5 },
+        { 40, 37, 8, 4 },
     };
     /* (SEARCH_CHANNELS, channels) */
     static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
@@ -2232,6 +2233,7 @@ static void check_nlmeans_aggregate(void)
     check_begin(&c, "nlmeans_aggregate");
     for (int l = 0; l < 3; l++) {
         cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_aggregate");
+        cl_kernel k84 = get_kernel(progs[layouts[l][0] == 3], "nlmeans_aggregate_8x4");
 
         for (int g = 0; g < (int)(sizeof(geometries) / sizeof(geometries[0])); g++) {
             for (int b = 0; b < 2; b++, n++) {
@@ -2243,9 +2245,14 @@ static void check_nlmeans_aggregate(void)
                     .opponent = n % 5 == 2,
                 };
                 aggregate_case(&c, k, &ac, &exact, &samples, &max_ratio);
+                /* and the entry point for 8x8 patches on a step of 4, where
+                 * the plane leaves them uncut (aggregate()'s choice) */
+                if (ac.patch == 8 && ac.step == 4 && ac.width >= 8 && ac.height >= 8)
+                    aggregate_case(&c, k84, &ac, &exact, &samples, &max_ratio);
             }
         }
         clReleaseKernel(k);
+        clReleaseKernel(k84);
     }
     snprintf(c.note, sizeof(c.note), "within (n + K + 10) 2^-24 Vmax (at most "
              "%.2g of it here); %" PRId64 " of %" PRId64 " samples bit for bit",
