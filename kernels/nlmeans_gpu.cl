@@ -68,6 +68,32 @@ static float nlmeans_weight(float excess, float inv_scale, int kernel_type)
 }
 
 /*
+ * The NB entries of table r (distances or weights, and positions): 16-byte
+ * loads where NB is a multiple of 4, which keeps every table aligned.
+ */
+static void nlmeans_load_table(__global const float *values,
+                               __global const uint *positions, int r,
+                               float *v, uint *p)
+{
+#if NB % 4 == 0
+    __global const float4 *v4 = (__global const float4 *)(values + r * NB);
+    __global const uint4 *p4 = (__global const uint4 *)(positions + r * NB);
+
+#pragma unroll
+    for (int k = 0; k < NB / 4; k++) {
+        vstore4(v4[k], k, v);
+        vstore4(p4[k], k, p);
+    }
+#else
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        v[k] = values[r * NB + k];
+        p[k] = positions[r * NB + k];
+    }
+#endif
+}
+
+/*
  * The sum of the samples and the sum of their squares of the patch whose
  * top-left sample is p: each row's samples in order, then the rows in order
  * (doc/nlmeans_gpu-algorithm.md, "Flat groups").
@@ -230,11 +256,7 @@ __kernel void nlmeans_weights(__global const float2 *sums,
 
     if (gx >= nx || gy >= ny)
         return;
-#pragma unroll
-    for (int k = 0; k < NB; k++) {
-        dist[k] = weights[r * NB + k];
-        pos[k]  = positions[r * NB + k];
-    }
+    nlmeans_load_table(weights, positions, r, dist, pos);
 
     /* d^2 per sample, bias corrected */
 #pragma unroll
@@ -333,13 +355,15 @@ static void aggregate_sample(__global const float *frames,
             if (!flat) {
                 int offset = dy * width + dx;
 
+                float w[NB];
+                uint p[NB];
+
+                nlmeans_load_table(weights, positions, r, w, p);
                 for (k = 0; k < NB; k++) {
-                    float wk = weights[r * NB + k];
-                    uint  pk = positions[r * NB + k] + offset;
 #pragma unroll
                     for (int c = 0; c < SEARCH_CHANNELS; c++)
                         if (c < channels)
-                            est[c] += wk * frames[c * channel_stride + pk];
+                            est[c] += w[k] * frames[c * channel_stride + p[k] + offset];
                 }
             }
 #pragma unroll
