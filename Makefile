@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -337,6 +337,18 @@ bench-noise-methods: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/noise_methods
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/bench/noise_methods.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
 	    --work $(BUILDDIR)/noise-methods
+
+# bm3d_gpu `ref` against the Python bm3d reference on the whole photographs
+# (issue 13's margins; the reference from PyPI in a virtual environment
+# under $(BUILDDIR), skipped where it cannot be installed; about half an
+# hour on two cores, so not in make check)
+check-reference: ffmpeg $(TEST_TOOLS)
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/quality/bm3d_reference.py --ffmpeg $(FFMPEG) \
+	    --tools $(TESTBIN) --work $(BUILDDIR)/quality --venv $(BUILDDIR)/venv-bm3d \
+	    $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) \
+	    $(if $(REFERENCE_ARGS),$(REFERENCE_ARGS)) \
+	    --report $(BUILDDIR)/quality/bm3d_reference.md
 
 # The Python bm3d reference on the quality test's images (PyPI, installed in
 # a virtual environment under $(BUILDDIR); see doc/benchmarks.md)

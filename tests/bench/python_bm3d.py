@@ -11,11 +11,10 @@ import argparse
 import os
 import subprocess
 import sys
-import venv
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TESTS, "quality"))
-from common import PHOTOS  # noqa: E402
+from common import PHOTOS, python_with  # noqa: E402
 
 VERSION = "4.0.3"
 
@@ -43,10 +42,9 @@ def main():
     ap.add_argument("--sigmas", default="10,20,40")
     args = ap.parse_args()
 
-    python = os.path.join(args.venv, "bin", "python3")
-    if not os.path.exists(python):
-        venv.create(args.venv, with_pip=True)
-        subprocess.run([python, "-m", "pip", "install", "-q", "bm3d==" + VERSION], check=True)
+    python, reason = python_with(args.venv, "bm3d==" + VERSION)
+    if not python:
+        sys.exit(reason)
     print("| sigma | Python bm3d %s, mean PSNR (dB) over %s |" % (VERSION, ", ".join(PHOTOS)))
     print("|---|---|")
     for sigma in args.sigmas.split(","):

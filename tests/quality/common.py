@@ -10,6 +10,7 @@ import glob
 import os
 import subprocess
 import sys
+import venv
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from testlib import ffmpeg  # noqa: E402
@@ -19,6 +20,28 @@ from testlib.tools import awgn  # noqa: E402
 
 # Natural photographs shipped by scikit-image (Debian's python3-skimage).
 PHOTOS = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
+
+
+def python_with(venv_dir, requirement):
+    """The python3 of the virtual environment 'venv_dir' with 'requirement'
+    installed by pip (made on first use): (path, None), or (None, the
+    reason) where it cannot be made or installed (no network, no wheel for
+    this machine)."""
+    python = os.path.join(venv_dir, "bin", "python3")
+    stamp = os.path.join(venv_dir, "installed-" + requirement)
+    if os.path.exists(stamp):
+        return python, None
+    try:
+        if not os.path.exists(python):
+            venv.create(venv_dir, with_pip=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", requirement], check=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    except (OSError, subprocess.CalledProcessError) as e:
+        out = getattr(e, "stdout", None)
+        return None, "pip install %s failed: %s" % (
+            requirement, out.decode(errors="replace").strip().splitlines()[-1] if out else e)
+    open(stamp, "w").close()
+    return python, None
 
 
 def add_options(ap, tools="folder holding the awgn tool", report="write the table here (markdown)"):
