@@ -340,8 +340,8 @@ bench-noise-methods: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/noise_methods
 
 # bm3d_gpu `ref` against the Python bm3d reference on the whole photographs
 # (issue 13's margins; the reference from PyPI in a virtual environment
-# under $(BUILDDIR), skipped where it cannot be installed; about half an
-# hour on two cores, so not in make check)
+# under $(BUILDDIR), skipped where it cannot be installed; about 10
+# minutes on two cores, so not in make check)
 check-reference: ffmpeg $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/quality/bm3d_reference.py --ffmpeg $(FFMPEG) \

@@ -9,7 +9,7 @@ bm3d quality test and their exact AWGN (the same noisy files), at sigma 10,
 test fails unless, in mean PSNR over the photographs, `ref` is no lower
 than the reference in gray and within 0.1 dB of it in colour, at every
 sigma (issue 13); it is skipped, with the reason, where the package cannot
-be installed. About half an hour on two cores, so not in `make check`:
+be installed. About 10 minutes on two cores, so not in `make check`:
 
     make check-reference
 """
