@@ -807,8 +807,7 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_LOAD],
                                  args, FF_ARRAY_ELEMS(args), comp->width,
-                                 FFALIGN(comp->height, DENOISE_IO_ROWS) /
-                                 DENOISE_IO_ROWS, 0, 0, 0);
+                                 ff_denoise_opencl_io_rows(comp->height), 0, 0, 0);
 }
 
 int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
@@ -879,8 +878,8 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_STORE],
                                  args, FF_ARRAY_ELEMS(args),
                                  layout->plane_width[p],
-                                 FFALIGN(layout->plane_height[p], DENOISE_IO_ROWS) /
-                                 DENOISE_IO_ROWS, 0, 0, 0);
+                                 ff_denoise_opencl_io_rows(layout->plane_height[p]),
+                                 0, 0, 0);
 }
 
 /*

@@ -609,6 +609,14 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    int width, int height, int patch, int step,
                                    int radius, size_t ref_bytes);
 
+/** The rows of work-items of a kernel that takes DENOISE_IO_ROWS of 'rows'
+ * rows a work-item (denoise_load_plane, denoise_store_plane,
+ * nlmeans_patch_sums). */
+static inline int ff_denoise_opencl_io_rows(int rows)
+{
+    return (rows + DENOISE_IO_ROWS - 1) / DENOISE_IO_ROWS;
+}
+
 /** The end (exclusive) of the band of grid rows starting at gy_first. */
 static inline int ff_denoise_opencl_band_end(const DenoiseSearch *ds, int gy_first)
 {

@@ -552,11 +552,13 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
     cl_kernel kernel = ds->patch == 8 ? s->kernel_nlmeans_patch_sums_p8 :
                                         s->kernel_nlmeans_patch_sums;
     DenoiseChannels ch;
+    cl_mem frames, sums;
 
     search_channels(s, c, &ch);
+    frames = search_planes(s, c, &ch);
+    sums   = search_sums(s, c, &ch);
     for (int i = 0; i < ch.nb; i++) {
         cl_int plane = i * s->dn.fq.ring + slot;
-        cl_mem frames = search_planes(s, c, &ch), sums = search_sums(s, c, &ch);
         const OpenCLKernelArg args[] = {
             DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
             DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(sums),
@@ -566,8 +568,7 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
         int err = ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
                                         FF_ARRAY_ELEMS(args),
                                         ds->width - ds->patch + 1,
-                                        FFALIGN(ds->height - ds->patch + 1,
-                                                DENOISE_IO_ROWS) / DENOISE_IO_ROWS,
+                                        ff_denoise_opencl_io_rows(ds->height - ds->patch + 1),
                                         16, 8, STAGE_WEIGHTS);
         if (err < 0)
             return err;
