@@ -25,13 +25,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from common import (PHOTOS, add_noise, add_options, crops, noisy_crops, noisy_yuv_crop,  # noqa: E402
-                    search_choice, search_parameter, skimage_data_dir)
+from common import (COLOUR_PHOTOS, PHOTOS, WHOLE_SEED_BASES, add_noise, add_options,  # noqa: E402
+                    crops, noisy_crops, noisy_yuv_crop, search_choice, search_parameter,
+                    skimage_data_dir, whole_photograph)
 from testlib.ffmpeg import FFmpeg  # noqa: E402
 from testlib.images import luma_chroma_psnr, mean_psnr, psnr, read_pnm  # noqa: E402
 from testlib.report import finish, log  # noqa: E402
 
-COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 MARGIN_REF = 0.5
 MARGIN_FAST = 0.3
 # FFmpeg's bm3d: its block sizes and matching ranges searched, from its
@@ -66,7 +66,7 @@ def search_peer(run, sigma, factors, with_range, refinements=2):
     return s, block, rng, score
 
 
-def whole_photographs(ff, tools, data, work, names, sigmas, pix_fmt, seed_base):
+def whole_photographs(ff, tools, data, work, names, sigmas, pix_fmt):
     """`fast` and `ref` on the whole photographs (PGM or PPM files through
     bm3d_gpu, one ffmpeg run per photograph and preset): rows of (sigma,
     mean noisy PSNR, mean ref PSNR, mean fast PSNR) over the photographs."""
@@ -74,18 +74,13 @@ def whole_photographs(ff, tools, data, work, names, sigmas, pix_fmt, seed_base):
     chain = "hwupload,bm3d_gpu=sigma=%g:preset=%s,hwdownload,format=gray"
     if pix_fmt != "gray":
         chain = "format=gbrp,hwupload,bm3d_gpu=sigma=%g:preset=%s,hwdownload,format=gbrp,format=rgb24"
-    clean = []
-    for name in names:
-        path = os.path.join(work, "whole-%s.%s" % (name, ext))
-        if not os.path.exists(path):
-            ff.run(["-i", os.path.join(data, name + ".png"), "-vf", "format=" + pix_fmt,
-                    "-frames:v", "1", "-update", "1", "-y", path])
-        clean.append(path)
+    clean = [whole_photograph(ff, data, work, name, pix_fmt) for name in names]
     rows = []
     for sigma in sigmas:
         psnrs = {"noisy": [], "ref": [], "fast": []}
         for i, path in enumerate(clean):
-            noisy = add_noise(tools, path, sigma, seed_base * int(sigma) + i, work)
+            noisy = add_noise(tools, path, sigma, WHOLE_SEED_BASES[pix_fmt] * int(sigma) + i,
+                              work)
             reference = read_pnm(path)[3]
             psnrs["noisy"].append(psnr(read_pnm(noisy)[3], reference))
             for preset in ("ref", "fast"):
@@ -124,10 +119,10 @@ def main():
     t_start = time.time()
 
     whole = []
-    for pix_fmt, photos, seed_base in (("gray", names, 4000),
-                                       ("rgb24", [n for n in names if n in COLOUR_PHOTOS], 5000)):
+    for pix_fmt, photos in (("gray", names),
+                            ("rgb24", [n for n in names if n in COLOUR_PHOTOS])):
         for sigma, npsnr, ref, fast in whole_photographs(ff, args.tools, data, args.work, photos,
-                                                         sigmas, pix_fmt, seed_base):
+                                                         sigmas, pix_fmt):
             whole.append((pix_fmt, len(photos), sigma, npsnr, ref, fast))
             if not fast >= ref - MARGIN_FAST:
                 failures.append("whole %s photographs, sigma %g: bm3d_gpu fast %.3f dB is more "

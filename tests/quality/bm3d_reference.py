@@ -25,18 +25,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 sys.path.insert(0, TESTS)
-from common import PHOTOS, add_noise, add_options, python_with, skimage_data_dir  # noqa: E402
+from common import (COLOUR_PHOTOS, PHOTOS, WHOLE_SEED_BASES, add_noise, add_options,  # noqa: E402
+                    python_with, skimage_data_dir, whole_photograph)
 from testlib.ffmpeg import FFmpeg  # noqa: E402
 from testlib.images import psnr, read_pnm  # noqa: E402
 from testlib.report import finish, log  # noqa: E402
 
 REFERENCE = "bm3d==4.0.3"
-COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 # the largest amount by which `ref` may be below the reference (dB)
 MARGINS = {"gray": 0.0, "rgb24": 0.1}
-# bm3d_quality.py's seeds of the whole photographs, so that the noisy files
-# are the same
-SEED_BASES = {"gray": 4000, "rgb24": 5000}
 
 
 class Reference:
@@ -80,11 +77,9 @@ def compare(ff, reference, tools, data, work, names, sigma, pix_fmt):
                  "format=gbrp,format=rgb24" % sigma)
     psnrs = {"noisy": [], "ref": [], "reference": []}
     for i, name in enumerate(names):
-        clean = os.path.join(work, "whole-%s.%s" % (name, ext))
-        if not os.path.exists(clean):
-            ff.run(["-i", os.path.join(data, name + ".png"), "-vf", "format=" + pix_fmt,
-                    "-frames:v", "1", "-update", "1", "-y", clean])
-        noisy = add_noise(tools, clean, sigma, SEED_BASES[pix_fmt] * int(sigma) + i, work)
+        clean = whole_photograph(ff, data, work, name, pix_fmt)
+        noisy = add_noise(tools, clean, sigma, WHOLE_SEED_BASES[pix_fmt] * int(sigma) + i,
+                          work)
         original = read_pnm(clean)[3]
         w, h, c, samples = read_pnm(noisy)
         out = os.path.join(work, "reference-ref.%s" % ext)

@@ -20,6 +20,11 @@ from testlib.tools import awgn  # noqa: E402
 
 # Natural photographs shipped by scikit-image (Debian's python3-skimage).
 PHOTOS = ["camera", "astronaut", "coffee", "chelsea", "coins", "motorcycle_left"]
+# Those in colour.
+COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
+# The seeds of the whole photographs' noise: base * sigma + index of the
+# photograph (the bm3d quality test and check-reference share the files).
+WHOLE_SEED_BASES = {"gray": 4000, "rgb24": 5000}
 
 
 def python_with(venv_dir, requirement):
@@ -97,6 +102,17 @@ def crops(ff, data_dir, work, names, size, pix_fmt="gray"):
     """The centre crops of prepare_clean: their paths, and their samples."""
     paths = prepare_clean(ff, data_dir, work, names, size, pix_fmt)
     return paths, [read_pnm(p)[3] for p in paths]
+
+
+def whole_photograph(ff, data_dir, work, name, pix_fmt):
+    """The whole photograph 'name' as a PGM (gray) or PPM (rgb24) file, made
+    once; returns its path."""
+    ext = "pgm" if pix_fmt == "gray" else "ppm"
+    path = os.path.join(work, "whole-%s.%s" % (name, ext))
+    if not os.path.exists(path):
+        ff.run(["-i", os.path.join(data_dir, name + ".png"), "-vf", "format=" + pix_fmt,
+                "-frames:v", "1", "-update", "1", "-y", path])
+    return path
 
 
 def add_noise(tools, clean, sigma, seed, work):

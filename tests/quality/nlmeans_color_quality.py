@@ -25,13 +25,12 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
-from common import (PHOTOS, add_options, crops, noisy_crops, noisy_yuv_crop,  # noqa: E402
+from common import (COLOUR_PHOTOS, PHOTOS, add_options, crops, noisy_crops, noisy_yuv_crop,  # noqa: E402
                     skimage_data_dir)
 from testlib.ffmpeg import FFmpeg  # noqa: E402
 from testlib.images import luma_chroma_psnr, mean_psnr  # noqa: E402
 from testlib.report import finish, log  # noqa: E402
 
-COLOUR_PHOTOS = ["astronaut", "coffee", "chelsea", "motorcycle_left"]
 MODES = ("planes", "joint", "opponent")
 KERNELS = ("exp", "bisquare")
 
