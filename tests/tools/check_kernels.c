@@ -1513,7 +1513,6 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     free(dens);
 }
 
-
 /* One check of the programs: every size, group size and sigma, with the
  * model's tables t. */
 static void filter_cases(Check *c, cl_program prog, const char *variant,
@@ -1525,7 +1524,6 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
     const float *sigmas = wiener ? wiener_sigmas : ht_sigmas;
     int nb_sigmas = wiener ? 4 : 3;
     cl_kernel k = get_kernel(prog, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
-
     int i = 0;
 
     for (int s = 0; s < 3; s++)
@@ -1873,9 +1871,9 @@ done:
 }
 
 /* One channel, and joint colour (three channels; and one channel in the
- * same program); both patch sums kernels; patches of 1 to 8; sigma and h 0 (weights
- * of 0 and 1 only) or not; with and without the flat test; grids smaller
- * and larger than a work-group. */
+ * same program); both patch sums kernels; patches of 1 to 8; sigma and h 0
+ * (weights of 0 and 1 only) or not; with and without the flat test; grids
+ * smaller and larger than a work-group. */
 static void check_nlmeans_weights(void)
 {
     static const int patches[] = { 1, 3, 5, 8 };
