@@ -902,3 +902,5 @@ SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
 SEARCH_WG_KERNEL(patch_search_rows_8x3,    search_rows,    8, 3, 1)
+/* 5x5 patches on a step of 1: nlmeans_gpu's p=5:step=1 */
+SEARCH_WG_KERNEL(patch_search_rows_5x1,    search_rows,    5, 1, 1)

@@ -73,8 +73,9 @@
  *   and the specialised  rows: steps prime to the patch; tiled: the other
  *   entry points         steps on fractional samples; _rows_single and
  *                        _squares_8x4 (8, 7 and 11 offsets a pass: _u7,
- *                        _u11), _tiled_8x4, _rows_8x3 the steps they are
- *                        compiled for, on windows of 5, 11 and 21),
+ *                        _u11), _tiled_8x4, _rows_8x3, _rows_5x1 (5x5
+ *                        patches) the steps they are compiled for, on
+ *                        windows of 5, 11 and 21),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
@@ -991,15 +992,17 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_SQUARES_8X4_U7,
-       SEARCH_SQUARES_8X4_U11, SEARCH_TILED_8X4, SEARCH_ROWS_8X3, SEARCH_NB };
+       SEARCH_SQUARES_8X4_U11, SEARCH_TILED_8X4, SEARCH_ROWS_8X3, SEARCH_ROWS_5X1,
+       SEARCH_NB };
 
 /* Each entry point: its name, the kernel whose body and buffers it shares,
- * and the steps it is compiled for (8x8 patches; 0: any, -1: steps prime
- * to 8, whose blocks are single samples). */
+ * the steps it is compiled for (0: any, -1: steps prime to the patch size,
+ * whose blocks are single samples) and its patch size (0: 8). */
 static const struct {
     const char *name;
     int base;
     int step;
+    int patch;
 } search_kernels[SEARCH_NB] = {
     [SEARCH_PATCH]       = { "patch_search",             SEARCH_PATCH,   0 },
     [SEARCH_TILED]       = { "patch_search_tiled",       SEARCH_TILED,   0 },
@@ -1012,20 +1015,62 @@ static const struct {
     [SEARCH_SQUARES_8X4_U11] = { "patch_search_squares_8x4_u11", SEARCH_SQUARES, 4 },
     [SEARCH_TILED_8X4]   = { "patch_search_tiled_8x4",   SEARCH_TILED,   4 },
     [SEARCH_ROWS_8X3]    = { "patch_search_rows_8x3",    SEARCH_ROWS,    3 },
+    [SEARCH_ROWS_5X1]    = { "patch_search_rows_5x1",    SEARCH_ROWS,    1, 5 },
 };
+
+static int search_patch(int entry)
+{
+    return search_kernels[entry].patch ? search_kernels[entry].patch : BM3D_PATCH;
+}
 
 /* Whether a search with this step is one the entry point is compiled for. */
 static int search_applies(int entry, int step)
 {
     int only = search_kernels[entry].step;
 
-    return only < 0 ? gcd(BM3D_PATCH, step) == 1 : !only || step == only;
+    return only < 0 ? gcd(search_patch(entry), step) == 1 : !only || step == only;
+}
+
+/* The grid of reference patches of patch_search.cl (bm3d_grid_pos() and
+ * bm3d_grid_count() for any patch size). */
+static int search_grid_pos(int g, int step, int size, int patch)
+{
+    return g * step < size - patch ? g * step : size - patch;
+}
+
+static int search_grid_count(int size, int step, int patch)
+{
+    return (size - patch + step - 1) / step + 1;
+}
+
+/* bm3d_patch_distance() for any patch size: per row, the sums of 'block'
+ * consecutive squares, summed along the row, then the rows. */
+static float search_patch_distance(const float *a, const float *b, int width,
+                                   int patch, int block)
+{
+    float ssd = 0.0f;
+
+    for (int j = 0; j < patch; j++) {
+        float row = 0.0f;
+
+        for (int k = 0; k < patch; k += block) {
+            float sum = 0.0f;
+
+            for (int i = k; i < k + block; i++) {
+                float d = a[j * width + i] - b[j * width + i];
+                sum = fmaf(d, d, sum);
+            }
+            row += sum;
+        }
+        ssd += row;
+    }
+    return ssd;
 }
 
 typedef struct SearchCase {
     int kernel;             /* SEARCH_* */
     int width, height;
-    int step, radius;
+    int patch, step, radius;
     int levels;             /* sample values 0 .. levels - 1, 0: fractional,
                                -L: L fractional values (16-bit levels) */
     int ring, first_slot, nb_frames, ref_slot;
@@ -1040,7 +1085,7 @@ typedef struct SearchCase {
  * reference's position (the first at 0 with ref_first); the candidates
  * inside the plane within 'radius' of the reference, frame by frame of the
  * window, row by row, the reference itself excepted with ref_first, are
- * kept by bm3d_keep_best() with bm3d_patch_distance()'s distance; for the
+ * kept by bm3d_keep_best() with search_patch_distance()'s distance; for the
  * reference patches with gx < only_nx and gy < only_ny, but those with
  * gx < skip_nx and gy < skip_ny.
  */
@@ -1051,17 +1096,17 @@ static void search_reference(const SearchCase *sc, const float *frames,
 {
     const int w = sc->width, h = sc->height;
     const size_t plane = (size_t)w * h;
-    const int block = gcd(BM3D_PATCH, sc->step);
+    const int patch = sc->patch, block = gcd(patch, sc->step);
 
     for (int gy = gy_first; gy < gy_end; gy++) {
         for (int gx = 0; gx < nx; gx++) {
-            int x0 = bm3d_grid_pos(gx, sc->step, w);
-            int y0 = bm3d_grid_pos(gy, sc->step, h);
+            int x0 = search_grid_pos(gx, sc->step, w, patch);
+            int y0 = search_grid_pos(gy, sc->step, h, patch);
             size_t ref_pos = sc->ref_slot * plane + (size_t)y0 * w + x0;
             int xs = x0 - sc->radius < 0 ? 0 : x0 - sc->radius;
             int ys = y0 - sc->radius < 0 ? 0 : y0 - sc->radius;
-            int xe = x0 + sc->radius > w - BM3D_PATCH ? w - BM3D_PATCH : x0 + sc->radius;
-            int ye = y0 + sc->radius > h - BM3D_PATCH ? h - BM3D_PATCH : y0 + sc->radius;
+            int xe = x0 + sc->radius > w - patch ? w - patch : x0 + sc->radius;
+            int ye = y0 + sc->radius > h - patch ? h - patch : y0 + sc->radius;
             size_t r = (size_t)(gy - gy_first) * nx + gx;
             BM3DNeighbor best[NB];
 
@@ -1085,8 +1130,9 @@ static void search_reference(const SearchCase *sc, const float *frames,
                         cand.frame = 0;
                         if (sc->ref_first && cand.pos == ref_pos)
                             continue;
-                        cand.dist = bm3d_patch_distance(frames + ref_pos,
-                                                        frames + cand.pos, w, block);
+                        cand.dist = search_patch_distance(frames + ref_pos,
+                                                          frames + cand.pos, w,
+                                                          patch, block);
                         bm3d_keep_best(best, NB, cand);
                     }
                 }
@@ -1121,18 +1167,18 @@ static void search_local_sizes(int kernel, int patch, int step, int block,
  * tiled_fit, rows_fit and squares_fit of ff_denoise_opencl_search_init()
  * (the local memory, with 1024 bytes to spare; work-groups of TILE^2).
  */
-static int search_kernel_fits(cl_kernel k, int kernel, int step)
+static int search_kernel_fits(cl_kernel k, int kernel, int patch, int step)
 {
     const size_t tile2 = DENOISE_SEARCH_TILE * DENOISE_SEARCH_TILE;
     cl_ulong local_mem = 0;
     size_t max_wg = 0, l0, l1, lt0, lt1;
-    int block = gcd(BM3D_PATCH, step);
+    int block = gcd(patch, step);
 
     clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem), &local_mem, NULL);
     clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(max_wg),
                              &max_wg, NULL);
-    search_local_sizes(kernel, BM3D_PATCH, step, block, &l0, &l1);
-    search_local_sizes(SEARCH_TILED, BM3D_PATCH, step, block, &lt0, &lt1);
+    search_local_sizes(kernel, patch, step, block, &l0, &l1);
+    search_local_sizes(SEARCH_TILED, patch, step, block, &lt0, &lt1);
     if (max_wg < tile2)
         return 0;
     /* patch_search_squares uses patch_search_tiled's buffers */
@@ -1153,11 +1199,11 @@ static int search_kernel_fits(cl_kernel k, int kernel, int step)
  */
 static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
 {
-    const int w = sc->width, h = sc->height, patch = BM3D_PATCH;
+    const int w = sc->width, h = sc->height, patch = sc->patch;
     const size_t plane = (size_t)w * h;
     /* ff_denoise_opencl_search_init() */
     int step = sc->step, radius = sc->radius, block = gcd(patch, step);
-    int nx = bm3d_grid_count(w, step), ny = bm3d_grid_count(h, step);
+    int nx = search_grid_count(w, step, patch), ny = search_grid_count(h, step, patch);
     int regular_nx = (w - patch) / step + 1, regular_ny = (h - patch) / step + 1;
     int gy_first = sc->band && ny > 2 ? 1 : 0;
     int gy_end   = sc->band && ny > 2 ? ny - 1 : ny;
@@ -1308,6 +1354,7 @@ static void check_search(cl_program prog, int entry)
                     .kernel = kernel,
                     .width  = work_group ? tiled_sizes[s].w : sizes[s].w,
                     .height = work_group ? tiled_sizes[s].h : sizes[s].h,
+                    .patch = search_patch(entry),
                     .step = steps[st], .radius = radii[ri],
                     .levels = levels[n % 3], .ref_first = (n / 3) % 2,
                     .band = n % 5 == 1, .skip = !kernel && n % 7 == 3,
@@ -1326,7 +1373,7 @@ static void check_search(cl_program prog, int entry)
                 n++;
                 if (!search_applies(entry, sc.step))
                     continue;
-                if (work_group && !search_kernel_fits(k, kernel, sc.step)) {
+                if (work_group && !search_kernel_fits(k, kernel, sc.patch, sc.step)) {
                     snprintf(c.note, sizeof(c.note), "steps whose local "
                              "memory does not fit this device: skipped");
                     continue;
