@@ -175,6 +175,77 @@ static void search_store(const float *dist, const uint *pos, int r,
 }
 
 /*
+ * The table as sorted 32-bit keys, for the work-group searches of one
+ * channel of integer samples in the 8-bit scale (squares up to 255^2):
+ * key = distance << shift | (scan index + 1), the scan index counting the
+ * candidates of the window in scan order, frame by frame, row by row, left
+ * to right; the reference patch of ref_first is key 0, an unused entry
+ * UINT_MAX. Keys order candidates as the (distance, position) tables do, by
+ * distance, then scan order; an entry takes one register instead of two,
+ * and an insertion a minimum and a maximum an entry. The host uses them
+ * where the distances are integers below 2^(32 - shift) and the window has
+ * fewer than 2^shift - 1 candidates (search_keys_fit() of denoise_opencl.c,
+ * whose shift is this one): on an H100 the search of nlmeans_gpu's defaults
+ * 0.659 -> 0.585 ms per 1080p frame, of p=5:step=1 5.75 -> 4.38 ms (its
+ * kernels compiled as CUDA, 2026-11-26).
+ */
+static int search_key_shift(int patch)
+{
+    return patch <= 4 ? 12 : patch <= 5 ? 11 : 10;
+}
+
+static void search_keys_init(uint *keys, int ref_first)
+{
+#pragma unroll
+    for (int k = 0; k < NB; k++)
+        keys[k] = UINT_MAX;
+    if (ref_first)
+        keys[0] = 0;
+}
+
+/* The key of a candidate of distance ssd (an integer) and scan index scan. */
+static uint search_key(float ssd, int shift, int scan)
+{
+    return (uint)ssd << shift | (uint)(scan + 1);
+}
+
+/* Insert into the keys of the NB best candidates: entry k becomes the
+ * middle one of the new key, entry k - 1 and entry k. */
+static void search_keys_insert(uint *keys, uint key)
+{
+#pragma unroll
+    for (int k = NB - 1; k > 0; k--)
+        keys[k] = min(max(key, keys[k - 1]), keys[k]);
+    keys[0] = min(key, keys[0]);
+}
+
+/* search_store() of the keys of the reference patch at (x0, y0) of slot
+ * ref_slot, whose window of 'radius' spans nb_frames slots of a ring from
+ * first_slot. */
+static void search_keys_store(const uint *keys, int shift, int width,
+                              uint plane_size, int first_slot, int ring,
+                              int ref_slot, int radius, int x0, int y0, int r,
+                              __global uint *positions,
+                              __global float *distances)
+{
+    int side = 2 * radius + 1;
+
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        uint key  = keys[k];
+        uint scan = (key & ((1u << shift) - 1)) - 1;
+        int dx = scan % side, dy = scan / side % side, t = scan / side / side;
+        uint pos = ref_slot * plane_size + y0 * width + x0;
+
+        if (key != UINT_MAX && key)
+            pos = (first_slot + t) % ring * plane_size +
+                  (y0 + dy - radius) * width + x0 + dx - radius;
+        positions[r * NB + k] = pos;
+        distances[r * NB + k] = key == UINT_MAX ? INFINITY : (float)(key >> shift);
+    }
+}
+
+/*
  * The reference region of a work-group kernel (the patches of its TILE x
  * TILE references, rw x rh samples from (x_base, y_base), clamped to the
  * plane) into local memory, stored as [row][i % block][i / block] so that
@@ -610,7 +681,8 @@ static void search_squares(__global const float *frames,
                            __global float *distances,
                            __local float *ref_tile,
                            __local float *block_sums,
-                           const int unroll)
+                           const int unroll,
+                           const int keys)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -632,13 +704,17 @@ static void search_squares(__global const float *frames,
     int first_by  = (ly * TILE + lx) / nbx;
     int stride_bx = (TILE * TILE) % nbx;
     int stride_by = (TILE * TILE) / nbx;
+    int side = 2 * radius + 1, shift = search_key_shift(patch);
     float dist[NB];
-    uint pos[NB];
+    uint pos[NB];   /* with keys: the keys */
 
     search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
                          ref_tile);
 
-    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
+    if (keys)
+        search_keys_init(pos, ref_first);
+    else
+        search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
     for (int i = 0; i < nb_frames; i++) {
         int t = (first_slot + i) % ring;
@@ -702,15 +778,25 @@ static void search_squares(__global const float *frames,
                     for (int j = 0; j < blocks_per_patch; j++)
                         for (int k = 0; k < blocks_per_patch; k++)
                             ssd += b[j * nbx + k];
-                    if (ssd < dist[NB - 1])
+                    if (keys) {
+                        uint key = search_key(ssd, shift, (i * side + dy + radius) * side +
+                                                          dx0 + u + radius);
+                        if (key < pos[NB - 1])
+                            search_keys_insert(pos, key);
+                    } else if (ssd < dist[NB - 1]) {
                         search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                    }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
         }
     }
 
-    if (active)
+    if (active && keys)
+        search_keys_store(pos, shift, width, plane_size, first_slot, ring, ref_slot,
+                          radius, x0, y0, (gy - gy_first) * nx + gx, positions,
+                          distances);
+    else if (active)
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
 
@@ -756,7 +842,8 @@ static void search_rows(__global const float *frames,
                         __global uint *positions,
                         __global float *distances,
                         __local float *ref_tile,
-                        __local float *row_sums)
+                        __local float *row_sums,
+                        const int keys)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -773,13 +860,17 @@ static void search_rows(__global const float *frames,
     uint plane_size = (uint)width * height;
     __global const float *ref_plane = frames + ref_slot * plane_size;
     float weight = search_channel_weight(channel_weights, 0);
+    int side = 2 * radius + 1, shift = search_key_shift(patch);
     float dist[NB];
-    uint pos[NB];
+    uint pos[NB];   /* with keys: the keys */
 
     search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
                          ref_tile);
 
-    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
+    if (keys)
+        search_keys_init(pos, ref_first);
+    else
+        search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
 
     for (int i = 0; i < nb_frames; i++) {
         int t = (first_slot + i) % ring;
@@ -843,15 +934,25 @@ static void search_rows(__global const float *frames,
                         continue;
                     for (int j = 0; j < patch; j++)
                         ssd += b[j * TILE];
-                    if (ssd < dist[NB - 1])
+                    if (keys) {
+                        uint key = search_key(ssd, shift, (i * side + dy + radius) * side +
+                                                          dx0 + u + radius);
+                        if (key < pos[NB - 1])
+                            search_keys_insert(pos, key);
+                    } else if (ssd < dist[NB - 1]) {
                         search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
+                    }
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
         }
     }
 
-    if (active)
+    if (active && keys)
+        search_keys_store(pos, shift, width, plane_size, first_slot, ring, ref_slot,
+                          radius, x0, y0, (gy - gy_first) * nx + gx, positions,
+                          distances);
+    else if (active)
         search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
 
@@ -884,23 +985,29 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
          positions, distances, ref_tile, sums);                              \
 }
 
-/* search_squares with 7, 8 or 11 offsets a pass */
-#define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7)
-#define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8)
-#define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11)
+/* search_squares with 7, 8 or 11 offsets a pass, the last with keys too;
+ * search_rows with or without keys */
+#define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7, 0)
+#define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8, 0)
+#define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11, 0)
+#define SEARCH_SQUARES_11_KEYS(...) search_squares(__VA_ARGS__, 11, 1)
+#define SEARCH_ROWS(...)       search_rows(__VA_ARGS__, 0)
+#define SEARCH_ROWS_KEYS(...)  search_rows(__VA_ARGS__, 1)
 
 SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
 SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
-SEARCH_WG_KERNEL(patch_search_rows,    search_rows,    patch, step, block)
+SEARCH_WG_KERNEL(patch_search_rows,    SEARCH_ROWS,    patch, step, block)
 /* blocks of one sample: steps prime to the patch size (nlmeans_gpu's step 1) */
-SEARCH_WG_KERNEL(patch_search_rows_single, search_rows, patch, step, 1)
+SEARCH_WG_KERNEL(patch_search_rows_single, SEARCH_ROWS, patch, step, 1)
 /* 8x8 patches on a step of 4, blocks of 4: the defaults of nlmeans_gpu and of
  * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
 SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4_u11_keys, SEARCH_SQUARES_11_KEYS, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
-SEARCH_WG_KERNEL(patch_search_rows_8x3,    search_rows,    8, 3, 1)
+SEARCH_WG_KERNEL(patch_search_rows_8x3,    SEARCH_ROWS,    8, 3, 1)
 /* 5x5 patches on a step of 1: nlmeans_gpu's p=5:step=1 */
-SEARCH_WG_KERNEL(patch_search_rows_5x1,    search_rows,    5, 1, 1)
+SEARCH_WG_KERNEL(patch_search_rows_5x1,    SEARCH_ROWS,    5, 1, 1)
+SEARCH_WG_KERNEL(patch_search_rows_5x1_keys, SEARCH_ROWS_KEYS, 5, 1, 1)

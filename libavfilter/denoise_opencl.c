@@ -412,10 +412,12 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7] = "patch_search_squares_8x4_u7",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11] = "patch_search_squares_8x4_u11",
+    [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS] = "patch_search_squares_8x4_u11_keys",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
     [DENOISE_KERNEL_SEARCH_ROWS_SINGLE] = "patch_search_rows_single",
     [DENOISE_KERNEL_SEARCH_ROWS_8X3]   = "patch_search_rows_8x3",
     [DENOISE_KERNEL_SEARCH_ROWS_5X1]   = "patch_search_rows_5x1",
+    [DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS] = "patch_search_rows_5x1_keys",
     [DENOISE_KERNEL_SEARCH_EDGE]       = "patch_search_edge",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
@@ -655,6 +657,22 @@ static int search_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     return applies && max_work_group(avctx, dn->kernels[special]) >= tile * tile ?
            special : generic;
+}
+
+/*
+ * The entry point of the same search with its table as 32-bit keys, where
+ * there is one and it runs a tile on this device, else -1.
+ */
+static int keys_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                      int entry, size_t tile)
+{
+    int keys = entry == DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11 ?
+               DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS :
+               entry == DENOISE_KERNEL_SEARCH_ROWS_5X1 ?
+               DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS : -1;
+
+    return keys >= 0 && max_work_group(avctx, dn->kernels[keys]) >= tile * tile ?
+           keys : -1;
 }
 
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
@@ -1010,6 +1028,8 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
         ds->rows_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
                                       DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
                                       ds->block == 1, tile);
+    ds->squares_keys_entry = keys_entry(avctx, dn, ds->squares_entry, tile);
+    ds->rows_keys_entry    = keys_entry(avctx, dn, ds->rows_entry, tile);
     ds->edge_fit    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
                       DENOISE_SEARCH_EDGE_LANES;
     fits = ds->tiled_fit || ds->rows_fit;
@@ -1050,6 +1070,23 @@ static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
 }
 
 /*
+ * Whether this search's tables fit 32-bit keys (search_key_shift() of
+ * patch_search.cl, the same rule): one channel of weight 1 of integer
+ * samples in the 8-bit scale, whose distances are integers below
+ * 2^(32 - shift) (patches of at most 8x8), and fewer than 2^shift - 1
+ * candidates in the window.
+ */
+static int keys_fit(const DenoiseSearch *ds, const DenoiseChannels *ch,
+                    const DenoiseWindow *win)
+{
+    int shift = ds->patch <= 4 ? 12 : ds->patch <= 5 ? 11 : 10;
+    int64_t side = 2 * ds->radius + 1;
+
+    return ds->integer_samples && ch->nb == 1 && ch->weight[0] == 1.0f &&
+           ds->patch <= 8 && win->nb_frames * side * side < (1 << shift) - 1;
+}
+
+/*
  * The work-group kernel for this search, or -1 where none fits:
  * patch_search_rows where patch_search_tiled's blocks are single samples,
  * which it shares with no other patch (on the H100, bm3d_gpu `ref` 1080p:
@@ -1057,16 +1094,20 @@ static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
  * does not fit; nlmeans_gpu p=5:step=1: 14.8 against 15.4 ms in all),
  * else patch_search_tiled (bm3d_gpu `fast`'s second search, blocks of 4:
  * 1.6 against 2.6 ms with rows); each in its specialised entry point where
- * the search is the one it is compiled for.
+ * the search is the one it is compiled for, with keys where they fit.
  */
-static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch)
+static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch,
+                        const DenoiseWindow *win)
 {
     int rows = ds->rows_fit && ch->nb == 1;
+    int keys = keys_fit(ds, ch, win);
 
     if (squares_fit(ds, ch))
-        return ds->squares_entry;
+        return keys && ds->squares_keys_entry >= 0 ? ds->squares_keys_entry :
+                                                     ds->squares_entry;
     if (rows && (ds->block == 1 || !ds->tiled_fit))
-        return ds->rows_entry;
+        return keys && ds->rows_keys_entry >= 0 ? ds->rows_keys_entry :
+                                                  ds->rows_entry;
     return ds->tiled_fit ? ds->tiled_entry : -1;
 }
 
@@ -1086,7 +1127,8 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
-    size_t local2 = kernel == ds->rows_entry ? ds->rows_local : ds->tile_local[1];
+    size_t local2 = kernel == ds->rows_entry || kernel == ds->rows_keys_entry ?
+                    ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
@@ -1166,7 +1208,7 @@ int ff_denoise_opencl_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                              cl_mem distances, int stage)
 {
     int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
-    int kernel = ds->tiled ? tiled_kernel(ds, ch) : -1;
+    int kernel = ds->tiled ? tiled_kernel(ds, ch, win) : -1;
     int err;
 
     if (kernel < 0)

@@ -117,6 +117,11 @@ typedef struct DenoiseSearch {
      * and step where there is one that runs a tile on this device.
      */
     int tiled_entry, squares_entry, rows_entry;
+    /**
+     * The variant of squares_entry and of rows_entry whose tables are
+     * 32-bit keys (patch_search.cl), or -1 where there is none.
+     */
+    int squares_keys_entry, rows_keys_entry;
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
@@ -305,10 +310,12 @@ enum DenoiseKernel {
     DENOISE_KERNEL_SEARCH_SQUARES_8X4,
     DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7,
     DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11,
+    DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS,
     DENOISE_KERNEL_SEARCH_ROWS,
     DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
     DENOISE_KERNEL_SEARCH_ROWS_8X3,
     DENOISE_KERNEL_SEARCH_ROWS_5X1,
+    DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS,
     DENOISE_KERNEL_SEARCH_EDGE,
     DENOISE_KERNEL_OPPONENT_FORWARD,
     DENOISE_KERNEL_OPPONENT_INVERSE,

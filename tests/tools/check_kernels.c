@@ -75,7 +75,9 @@
  *                        _squares_8x4 (8, 7 and 11 offsets a pass: _u7,
  *                        _u11), _tiled_8x4, _rows_8x3, _rows_5x1 (5x5
  *                        patches) the steps they are compiled for, on
- *                        windows of 5, 11 and 21),
+ *                        windows of 5, 11 and 21; _u11_keys and
+ *                        _rows_5x1_keys, tables of keys, on integer
+ *                        samples),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
@@ -992,17 +994,21 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_SQUARES_8X4_U7,
-       SEARCH_SQUARES_8X4_U11, SEARCH_TILED_8X4, SEARCH_ROWS_8X3, SEARCH_ROWS_5X1,
-       SEARCH_NB };
+       SEARCH_SQUARES_8X4_U11, SEARCH_SQUARES_8X4_U11_KEYS, SEARCH_TILED_8X4,
+       SEARCH_ROWS_8X3, SEARCH_ROWS_5X1, SEARCH_ROWS_5X1_KEYS, SEARCH_NB };
 
 /* Each entry point: its name, the kernel whose body and buffers it shares,
  * the steps it is compiled for (0: any, -1: steps prime to the patch size,
- * whose blocks are single samples) and its patch size (0: 8). */
+ * whose blocks are single samples), its patch size (0: 8) and whether its
+ * tables are keys (keys_fit() of denoise_opencl.c: integer samples in the
+ * 8-bit scale, windows of fewer than 2^10 - 1 candidates, which those of
+ * check_search() are). */
 static const struct {
     const char *name;
     int base;
     int step;
     int patch;
+    int keys;
 } search_kernels[SEARCH_NB] = {
     [SEARCH_PATCH]       = { "patch_search",             SEARCH_PATCH,   0 },
     [SEARCH_TILED]       = { "patch_search_tiled",       SEARCH_TILED,   0 },
@@ -1013,9 +1019,11 @@ static const struct {
     [SEARCH_SQUARES_8X4] = { "patch_search_squares_8x4", SEARCH_SQUARES, 4 },
     [SEARCH_SQUARES_8X4_U7] = { "patch_search_squares_8x4_u7", SEARCH_SQUARES, 4 },
     [SEARCH_SQUARES_8X4_U11] = { "patch_search_squares_8x4_u11", SEARCH_SQUARES, 4 },
+    [SEARCH_SQUARES_8X4_U11_KEYS] = { "patch_search_squares_8x4_u11_keys", SEARCH_SQUARES, 4, 0, 1 },
     [SEARCH_TILED_8X4]   = { "patch_search_tiled_8x4",   SEARCH_TILED,   4 },
     [SEARCH_ROWS_8X3]    = { "patch_search_rows_8x3",    SEARCH_ROWS,    3 },
     [SEARCH_ROWS_5X1]    = { "patch_search_rows_5x1",    SEARCH_ROWS,    1, 5 },
+    [SEARCH_ROWS_5X1_KEYS] = { "patch_search_rows_5x1_keys", SEARCH_ROWS, 1, 5, 1 },
 };
 
 static int search_patch(int entry)
@@ -1336,9 +1344,10 @@ static void check_search(cl_program prog, int entry)
     static const int frac_levels[]    = { -3, 0, 0 };
     const int *steps  = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? all_steps :
                         kernel == SEARCH_ROWS ? prime_steps : block_steps;
-    const int *levels = kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ||
-                        kernel == SEARCH_EDGE ? all_levels :
-                        kernel == SEARCH_SQUARES ? integer_levels : frac_levels;
+    const int *levels = kernel == SEARCH_SQUARES || search_kernels[entry].keys ?
+                        integer_levels :
+                        kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ||
+                        kernel == SEARCH_EDGE ? all_levels : frac_levels;
     int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[entry].name);
