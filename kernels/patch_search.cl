@@ -218,6 +218,23 @@ static void search_keys_insert(uint *keys, uint key)
     keys[0] = min(key, keys[0]);
 }
 
+/*
+ * Offer a candidate of distance ssd to the table: with keys, by its scan
+ * index, else by its position p.
+ */
+static void search_offer(float *dist, uint *pos, int keys, int shift, float ssd,
+                         int scan, uint p)
+{
+    if (keys) {
+        uint key = search_key(ssd, shift, scan);
+
+        if (key < pos[NB - 1])
+            search_keys_insert(pos, key);
+    } else if (ssd < dist[NB - 1]) {
+        search_insert(dist, pos, ssd, p);
+    }
+}
+
 /* search_store() of the keys of the reference patch at (x0, y0) of slot
  * ref_slot, whose window of 'radius' spans nb_frames slots of a ring from
  * first_slot. */
@@ -777,14 +794,9 @@ static void search_squares(__global const float *frames,
                     for (int j = 0; j < blocks_per_patch; j++)
                         for (int k = 0; k < blocks_per_patch; k++)
                             ssd += b[j * nbx + k];
-                    if (keys) {
-                        uint key = search_key(ssd, shift, (i * side + dy + radius) * side +
-                                                          dx0 + u + radius);
-                        if (key < pos[NB - 1])
-                            search_keys_insert(pos, key);
-                    } else if (ssd < dist[NB - 1]) {
-                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
-                    }
+                    search_offer(dist, pos, keys, shift, ssd,
+                                 (i * side + dy + radius) * side + dx0 + u + radius,
+                                 t * plane_size + cy * width + cx);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }
@@ -933,14 +945,9 @@ static void search_rows(__global const float *frames,
                         continue;
                     for (int j = 0; j < patch; j++)
                         ssd += b[j * TILE];
-                    if (keys) {
-                        uint key = search_key(ssd, shift, (i * side + dy + radius) * side +
-                                                          dx0 + u + radius);
-                        if (key < pos[NB - 1])
-                            search_keys_insert(pos, key);
-                    } else if (ssd < dist[NB - 1]) {
-                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
-                    }
+                    search_offer(dist, pos, keys, shift, ssd,
+                                 (i * side + dy + radius) * side + dx0 + u + radius,
+                                 t * plane_size + cy * width + cx);
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
             }

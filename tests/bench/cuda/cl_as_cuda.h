@@ -100,4 +100,49 @@ static void make_frames(float *dst, int w, int h, int nb_frames, double sigma,
             }
 }
 
+/* The shortest and the mean time of 'repeat' calls of launch(), a kernel
+ * launch, in ms by CUDA events. */
+template <typename Launch>
+static void time_launches(int repeat, Launch launch, float *best, float *mean)
+{
+    cudaEvent_t e0, e1;
+    float total = 0;
+
+    *best = 1e30f;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int i = 0; i < repeat; i++) {
+        float ms;
+
+        cudaEventRecord(e0);
+        launch();
+        cudaEventRecord(e1);
+        CUDA_CHECK(cudaEventSynchronize(e1));
+        cudaEventElapsedTime(&ms, e0, e1);
+        *best  = fminf(*best, ms);
+        total += ms;
+    }
+    CUDA_CHECK(cudaGetLastError());
+    *mean = total / repeat;
+}
+
+/* A checksum of the tables of entries (positions and distances) whose
+ * index 'use' accepts, to compare two versions of a kernel. */
+static double table_checksum(const uint *d_positions, const float *d_distances,
+                             size_t entries, int (*use)(size_t entry))
+{
+    uint *pos = (uint *)malloc(entries * sizeof(uint));
+    float *dist = (float *)malloc(entries * sizeof(float));
+    double sum = 0;
+
+    CUDA_CHECK(cudaMemcpy(pos, d_positions, entries * sizeof(uint), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(dist, d_distances, entries * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < entries; i++)
+        if (!use || use(i))
+            sum += dist[i] * 1e-3 + (pos[i] % 9973) * (double)(i % 7 + 1);
+    free(pos);
+    free(dist);
+    return sum;
+}
+
 #endif /* CL_AS_CUDA_H */

@@ -87,6 +87,16 @@ rows_8x3(Search s)
     search_rows(SEARCH_ARGS(s, 8, 3, 1), 0);
 }
 
+static int grid_nx, grid_regular_nx, grid_regular_ny;
+
+/* Whether a table entry is one of a reference patch of the regular grid. */
+static int regular_entry(size_t entry)
+{
+    size_t r = entry / NB;
+
+    return (int)(r % grid_nx) < grid_regular_nx && (int)(r / grid_nx) < grid_regular_ny;
+}
+
 static const struct {
     const char *name;
     void (*kernel)(Search);
@@ -118,8 +128,7 @@ int main(int argc, char **argv)
     Search s = { 0 };
     float *frame = (float *)malloc(plane * sizeof(float));
     size_t entries, local1;
-    cudaEvent_t e0, e1;
-    float best = 1e30f, total = 0;
+    float best, mean;
     double checksum = 0;
 
     s.width  = w;
@@ -150,40 +159,19 @@ int main(int argc, char **argv)
               (s.regular_ny + SEARCH_TILE - 1) / SEARCH_TILE);
     dim3 tile(SEARCH_TILE, SEARCH_TILE);
 
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int i = 0; i < repeat; i++) {
-        float ms;
-
-        cudaEventRecord(e0);
-        kernels[k].kernel<<<grid, tile, s.local0 + local1>>>(s);
-        cudaEventRecord(e1);
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        cudaEventElapsedTime(&ms, e0, e1);
-        best   = fminf(best, ms);
-        total += ms;
-    }
-    CUDA_CHECK(cudaGetLastError());
+    time_launches(repeat, [&] { kernels[k].kernel<<<grid, tile, s.local0 + local1>>>(s); },
+                  &best, &mean);
 
     /* the tables of the regular grid, which the work-group kernels fill */
-    {
-        uint *pos = (uint *)malloc(entries * sizeof(uint));
-        float *dist = (float *)malloc(entries * sizeof(float));
-
-        CUDA_CHECK(cudaMemcpy(pos, s.positions, entries * sizeof(uint), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(dist, s.distances, entries * sizeof(float), cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < entries; i++) {
-            size_t r = i / NB;
-
-            if ((int)(r % s.nx) < s.regular_nx && (int)(r / s.nx) < s.regular_ny)
-                checksum += dist[i] + (pos[i] % 9973) * (double)(i % 7 + 1);
-        }
-    }
+    grid_nx = s.nx;
+    grid_regular_nx = s.regular_nx;
+    grid_regular_ny = s.regular_ny;
+    checksum = table_checksum(s.positions, s.distances, entries, regular_entry);
     cudaFuncAttributes attr;
     CUDA_CHECK(cudaFuncGetAttributes(&attr, kernels[k].kernel));
     printf("%s %dx%d: %d registers, %zu bytes of shared memory, %ux%u blocks: "
            "min %.4f ms, mean %.4f ms; checksum %.1f\n", kernels[k].name, w, h,
-           attr.numRegs, s.local0 + local1, grid.x, grid.y, best, total / repeat,
+           attr.numRegs, s.local0 + local1, grid.x, grid.y, best, mean,
            checksum);
     return 0;
 }

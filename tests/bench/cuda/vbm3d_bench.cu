@@ -55,10 +55,9 @@ int main(int argc, char **argv)
     int nx = (w - K + step - 1) / step + 1, ny = (h - K + step - 1) / step + 1;
     size_t plane = (size_t)w * h, entries = (size_t)nx * ny * NB_NEIGHBORS;
     float *frames = (float *)malloc(plane * ring * sizeof(float));
-    float *d_frames, *d_dist, best = 1e30f, total = 0;
+    float *d_frames, *d_dist, best, mean;
     uint *d_pos;
     double checksum = 0;
-    cudaEvent_t e0, e1;
 
     /* noise 20 on the noisy frames, 4 on the basic estimate */
     make_frames(frames, w, h, ring, integer ? 20 : 4, integer);
@@ -69,35 +68,16 @@ int main(int argc, char **argv)
 
     dim3 grid((nx + bx - 1) / bx, (ny + by - 1) / by), block(bx, by);
 
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int i = 0; i < repeat; i++) {
-        float ms;
-
-        cudaEventRecord(e0);
+    time_launches(repeat, [&] {
         vbm3d_search<<<grid, block>>>(d_frames, w, h, ring, ref_slot, nb_past, nb_future,
                                       step, nx, ny, 0, 3, 2, d_pos, d_dist);
-        cudaEventRecord(e1);
-        CUDA_CHECK(cudaEventSynchronize(e1));
-        cudaEventElapsedTime(&ms, e0, e1);
-        best   = fminf(best, ms);
-        total += ms;
-    }
-    CUDA_CHECK(cudaGetLastError());
-    {
-        uint *pos = (uint *)malloc(entries * sizeof(uint));
-        float *dist = (float *)malloc(entries * sizeof(float));
-
-        CUDA_CHECK(cudaMemcpy(pos, d_pos, entries * sizeof(uint), cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(dist, d_dist, entries * sizeof(float), cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < entries; i++)
-            checksum += dist[i] * 1e-3 + (pos[i] % 9973) * (double)(i % 7 + 1);
-    }
+    }, &best, &mean);
+    checksum = table_checksum(d_pos, d_dist, entries, NULL);
     cudaFuncAttributes attr;
     CUDA_CHECK(cudaFuncGetAttributes(&attr, (const void *)vbm3d_search));
     printf("vbm3d_search %dx%d step %d, %s samples, blocks of %dx%d: %d registers: "
            "min %.4f ms, mean %.4f ms; checksum %.3f\n", w, h, step,
-           integer ? "integer" : "fractional", bx, by, attr.numRegs, best,
-           total / repeat, checksum);
+           integer ? "integer" : "fractional", bx, by, attr.numRegs, best, mean,
+           checksum);
     return 0;
 }
