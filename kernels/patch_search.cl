@@ -184,7 +184,7 @@ static void search_store(const float *dist, const uint *pos, int r,
  * distance, then scan order; an entry takes one register instead of two,
  * and an insertion a minimum and a maximum an entry. The host uses them
  * where the distances are integers below 2^(32 - shift) and the window has
- * fewer than 2^shift - 1 candidates (search_keys_fit() of denoise_opencl.c,
+ * fewer than 2^shift - 1 candidates (keys_fit() of denoise_opencl.c,
  * whose shift is this one): on an H100 the search of nlmeans_gpu's defaults
  * 0.640 -> 0.559 ms per 1080p gray frame, of p=5:step=1 5.74 -> 4.32 ms.
  */
