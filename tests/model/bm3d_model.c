@@ -296,15 +296,25 @@ void bm3d_init_tables(BM3DTables *t, float beta, int bior, int haar)
  * Grid position of reference patch g on one axis: multiples of the step,
  * the last one moved back so that the patch ends at the frame's edge.
  */
-int bm3d_grid_pos(int g, int step, int size)
+int bm3d_grid_pos_sized(int g, int step, int size, int patch)
 {
-    return imin(g * step, size - K);
+    return imin(g * step, size - patch);
 }
 
-/* ceil((size - 8) / step) + 1 positions: every sample is covered. */
+int bm3d_grid_pos(int g, int step, int size)
+{
+    return bm3d_grid_pos_sized(g, step, size, K);
+}
+
+/* ceil((size - patch) / step) + 1 positions: every sample is covered. */
+int bm3d_grid_count_sized(int size, int step, int patch)
+{
+    return (size - patch + step - 1) / step + 1;
+}
+
 int bm3d_grid_count(int size, int step)
 {
-    return (size - K + step - 1) / step + 1;
+    return bm3d_grid_count_sized(size, step, K);
 }
 
 /*
@@ -314,15 +324,15 @@ int bm3d_grid_count(int size, int step)
  * the row, then the rows summed top to bottom; every sum starts at 0.0f and
  * d = a - b.
  */
-float bm3d_patch_distance(const float *a, const float *b, int width,
-                          int block)
+float bm3d_patch_distance_sized(const float *a, const float *b, int width,
+                                int patch, int block)
 {
     float ssd = 0.0f;
     int i, j, k;
 
-    for (j = 0; j < K; j++) {
+    for (j = 0; j < patch; j++) {
         float row = 0.0f;
-        for (k = 0; k < K; k += block) {
+        for (k = 0; k < patch; k += block) {
             float sum = 0.0f;
             for (i = k; i < k + block; i++) {
                 float d = a[j * width + i] - b[j * width + i];
@@ -333,6 +343,12 @@ float bm3d_patch_distance(const float *a, const float *b, int width,
         ssd += row;
     }
     return ssd;
+}
+
+float bm3d_patch_distance(const float *a, const float *b, int width,
+                          int block)
+{
+    return bm3d_patch_distance_sized(a, b, width, K, block);
 }
 
 /*

@@ -64,18 +64,23 @@ void bm3d_init_tables(BM3DTables *t, float beta, int bior, int haar);
 /*
  * Reference patches along one axis of 'size' samples: their number, and the
  * position of the g-th (multiples of the step, the last one moved back to
- * the edge).
+ * the edge); for 8x8 patches, and (_sized) for patches of 'patch' samples,
+ * as patch_search.cl places them.
  */
 int bm3d_grid_count(int size, int step);
 int bm3d_grid_pos(int g, int step, int size);
+int bm3d_grid_count_sized(int size, int step, int patch);
+int bm3d_grid_pos_sized(int g, int step, int size, int patch);
 
 /*
- * Sum of squared differences of the patches at a and b (pitch 'width'): per
- * row, sums of 'block' consecutive squares summed along the row, then the
- * rows summed top to bottom, in float. block = 8 (or 1) is the plain
- * sequential sum of each row.
+ * Sum of squared differences of the 8x8 patches at a and b (pitch 'width'):
+ * per row, sums of 'block' consecutive squares summed along the row, then
+ * the rows summed top to bottom, in float. block = 8 (or 1) is the plain
+ * sequential sum of each row. _sized: patches of 'patch' samples.
  */
 float bm3d_patch_distance(const float *a, const float *b, int width, int block);
+float bm3d_patch_distance_sized(const float *a, const float *b, int width,
+                                int patch, int block);
 
 /*
  * The table rule: insert 'cand' into best[0 .. n - 1], sorted by increasing

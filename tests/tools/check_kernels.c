@@ -1039,42 +1039,6 @@ static int search_applies(int entry, int step)
     return only < 0 ? gcd(search_patch(entry), step) == 1 : !only || step == only;
 }
 
-/* The grid of reference patches of patch_search.cl (bm3d_grid_pos() and
- * bm3d_grid_count() for any patch size). */
-static int search_grid_pos(int g, int step, int size, int patch)
-{
-    return g * step < size - patch ? g * step : size - patch;
-}
-
-static int search_grid_count(int size, int step, int patch)
-{
-    return (size - patch + step - 1) / step + 1;
-}
-
-/* bm3d_patch_distance() for any patch size: per row, the sums of 'block'
- * consecutive squares, summed along the row, then the rows. */
-static float search_patch_distance(const float *a, const float *b, int width,
-                                   int patch, int block)
-{
-    float ssd = 0.0f;
-
-    for (int j = 0; j < patch; j++) {
-        float row = 0.0f;
-
-        for (int k = 0; k < patch; k += block) {
-            float sum = 0.0f;
-
-            for (int i = k; i < k + block; i++) {
-                float d = a[j * width + i] - b[j * width + i];
-                sum = fmaf(d, d, sum);
-            }
-            row += sum;
-        }
-        ssd += row;
-    }
-    return ssd;
-}
-
 typedef struct SearchCase {
     int kernel;             /* SEARCH_* */
     int width, height;
@@ -1093,9 +1057,9 @@ typedef struct SearchCase {
  * reference's position (the first at 0 with ref_first); the candidates
  * inside the plane within 'radius' of the reference, frame by frame of the
  * window, row by row, the reference itself excepted with ref_first, are
- * kept by bm3d_keep_best() with search_patch_distance()'s distance; for the
- * reference patches with gx < only_nx and gy < only_ny, but those with
- * gx < skip_nx and gy < skip_ny.
+ * kept by bm3d_keep_best() with bm3d_patch_distance_sized()'s distance;
+ * for the reference patches with gx < only_nx and gy < only_ny, but those
+ * with gx < skip_nx and gy < skip_ny.
  */
 static void search_reference(const SearchCase *sc, const float *frames,
                              int nx, int gy_first, int gy_end, int skip_nx,
@@ -1108,8 +1072,8 @@ static void search_reference(const SearchCase *sc, const float *frames,
 
     for (int gy = gy_first; gy < gy_end; gy++) {
         for (int gx = 0; gx < nx; gx++) {
-            int x0 = search_grid_pos(gx, sc->step, w, patch);
-            int y0 = search_grid_pos(gy, sc->step, h, patch);
+            int x0 = bm3d_grid_pos_sized(gx, sc->step, w, patch);
+            int y0 = bm3d_grid_pos_sized(gy, sc->step, h, patch);
             size_t ref_pos = sc->ref_slot * plane + (size_t)y0 * w + x0;
             int xs = x0 - sc->radius < 0 ? 0 : x0 - sc->radius;
             int ys = y0 - sc->radius < 0 ? 0 : y0 - sc->radius;
@@ -1138,9 +1102,9 @@ static void search_reference(const SearchCase *sc, const float *frames,
                         cand.frame = 0;
                         if (sc->ref_first && cand.pos == ref_pos)
                             continue;
-                        cand.dist = search_patch_distance(frames + ref_pos,
-                                                          frames + cand.pos, w,
-                                                          patch, block);
+                        cand.dist = bm3d_patch_distance_sized(frames + ref_pos,
+                                                              frames + cand.pos,
+                                                              w, patch, block);
                         bm3d_keep_best(best, NB, cand);
                     }
                 }
@@ -1211,7 +1175,8 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     const size_t plane = (size_t)w * h;
     /* ff_denoise_opencl_search_init() */
     int step = sc->step, radius = sc->radius, block = gcd(patch, step);
-    int nx = search_grid_count(w, step, patch), ny = search_grid_count(h, step, patch);
+    int nx = bm3d_grid_count_sized(w, step, patch);
+    int ny = bm3d_grid_count_sized(h, step, patch);
     int regular_nx = (w - patch) / step + 1, regular_ny = (h - patch) / step + 1;
     int gy_first = sc->band && ny > 2 ? 1 : 0;
     int gy_end   = sc->band && ny > 2 ? ny - 1 : ny;
