@@ -325,13 +325,36 @@ static void bm3d_load(__global const float *plane, __global const uint *position
 }
 
 /*
+ * Where the patch at p of the rings of 'ring' planes of plane_size samples
+ * (the reference frame in ref_slot) goes in the accumulators, rings of
+ * acc_ring planes where the reference frame's is acc_ref: the index of its
+ * top-left sample, or -1 when its frame is not one of the nb_aggregated
+ * frames from the reference one on.
+ */
+static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
+                             int nb_aggregated, int acc_ref, int acc_ring)
+{
+    int slot = p / plane_size;
+    /* frames after the reference one: d = 0 .. nb_aggregated - 1, and
+     * acc_ref + d < 2 * acc_ring (no divisions) */
+    int d = slot - ref_slot + (slot < ref_slot ? ring : 0);
+    int acc = acc_ref + d;
+
+    if (d >= nb_aggregated)
+        return -1;
+    acc -= acc >= acc_ring ? acc_ring : 0;
+    return acc * plane_size + (p - slot * plane_size);
+}
+
+/*
  * One group: hard thresholding (wiener == 0) of the noisy stack, or Wiener
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
  * the oracle. 'noisy' and 'basic' are rings of 'ring' planes of plane_size
  * samples, and positions index them; the reference frame is in ref_slot.
  * Every patch of the group lying in the nb_aggregated frames from the
- * reference one on is added at its position to num/den, rings of acc_ring
- * planes where the reference frame's is acc_ref.
+ * reference one on is added at its position to num, and its weight at its
+ * top-left sample to weights: rings of acc_ring planes where the reference
+ * frame's is acc_ref.
  * 'wiener' is a constant of each kernel below, so that no barrier sits in a
  * branch.
  */
@@ -348,7 +371,7 @@ static void bm3d_filter_group(__global const float *noisy,
                               const int wiener,
                               __constant float *kaiser,
                               __global long *num,
-                              __global long *den,
+                              __global long *weights,
                               uint plane_size,
                               int ring,
                               int ref_slot,
@@ -406,24 +429,25 @@ static void bm3d_filter_group(__global const float *noisy,
 
     {
         float kw = weight * kaiser[lid];
-        long  kd = convert_long_rte(kw * FIX_ONE);
 
         for (int z = 0; z < n; z++) {
-            uint p = positions[r * NB + z];
-            int slot = p / plane_size;
-            /* frames after the reference one: d = 0 .. nb_aggregated - 1,
-             * and acc_ref + d < 2 * acc_ring (no divisions) */
-            int d = slot - ref_slot + (slot < ref_slot ? ring : 0);
-            int acc = acc_ref + d;
-            long v;
+            int p = bm3d_acc_position(positions[r * NB + z], plane_size, ring,
+                                      ref_slot, nb_aggregated, acc_ref,
+                                      acc_ring);
 
-            if (d >= nb_aggregated)
-                continue;
-            acc -= acc >= acc_ring ? acc_ring : 0;
-            p = acc * plane_size + (p - slot * plane_size) + a * width + b;
-            v = convert_long_rte(kw * stack[BM3D_AT(z, a, b)] * FIX_ONE);
-            bm3d_accumulate(num, p, v);
-            bm3d_accumulate(den, p, kd);
+            if (p >= 0)
+                bm3d_accumulate(num, p + a * width + b,
+                                convert_long_rte(kw * stack[BM3D_AT(z, a, b)] *
+                                                 FIX_ONE));
+        }
+        /* the weight of patch lid, at its top-left sample */
+        if (lid < n) {
+            int p = bm3d_acc_position(positions[r * NB + lid], plane_size,
+                                      ring, ref_slot, nb_aggregated, acc_ref,
+                                      acc_ring);
+
+            if (p >= 0)
+                bm3d_accumulate(weights, p, convert_long_rte(weight * FIX_ONE));
         }
     }
 }
@@ -434,14 +458,14 @@ void name(__global const float *noisy, __global const float *basic,            \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *kaiser, __global long *num,       \
-          __global long *den, uint plane_size, int ring, int ref_slot,         \
+          __global long *weights, uint plane_size, int ring, int ref_slot,     \
           int nb_aggregated, int acc_ref, int acc_ring)                        \
 {                                                                              \
     __local float stack[NB * PATCH_PITCH];                                     \
     __local float partial[KK];                                                 \
                                                                                \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
-                      tau, sigma, threshold, wiener, kaiser, num, den,         \
+                      tau, sigma, threshold, wiener, kaiser, num, weights,     \
                       plane_size, ring, ref_slot, nb_aggregated, acc_ref,      \
                       acc_ring, stack, partial);                               \
 }
@@ -450,23 +474,67 @@ void name(__global const float *noisy, __global const float *basic,            \
 BM3D_FILTER_KERNEL(bm3d_filter_ht, 0)
 BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
 
-/* num / den of the fixed-point accumulators, per sample, of the planes
- * starting src_offset samples into num and den, into the plane starting
- * dst_offset samples into dst. */
-__kernel void bm3d_normalise(__global const long *num,
-                             __global const long *den,
-                             uint src_offset,
-                             __global float *dst,
-                             uint dst_offset,
-                             int width,
-                             int height)
+/*
+ * num / den of the fixed-point accumulators, per sample, of the planes
+ * starting src_offset samples into num and weights, into the plane starting
+ * dst_offset samples into dst. den is the sum over the patches that cover
+ * the sample of their weight times the window at the sample's place in the
+ * patch, separably with the 1-D window k (kaiser[64 + i]): for a = 0 .. 7,
+ * h = fma(k[b], W(x - b, y - a), h) for b = 0 .. 7 from h = 0, then
+ * d = fma(k[a], h, d) from d = 0, where (x - b, y - a) lies in the plane.
+ * A work-group of 16x8 work-items first reads the weights of its samples
+ * and of the 7 columns to their left and 7 rows above them, as floats (0
+ * outside the plane), then sums the rows, then the columns.
+ */
+#define NORM_W 16
+#define NORM_H 8
+#define NORM_TILE_W (NORM_W + K - 1)
+#define NORM_TILE_H (NORM_H + K - 1)
+
+__kernel __attribute__((reqd_work_group_size(NORM_W, NORM_H, 1)))
+void bm3d_normalise(__global const long *num,
+                    __global const long *weights,
+                    uint src_offset,
+                    __constant float *kaiser,
+                    __global float *dst,
+                    uint dst_offset,
+                    int width,
+                    int height)
 {
+    __local float tile[NORM_TILE_H * NORM_TILE_W];
+    __local float rows[NORM_TILE_H * NORM_W];
+    __constant float *k = kaiser + KK;
+    int lx = get_local_id(0), ly = get_local_id(1);
+    int lid = ly * NORM_W + lx;
+    int x0 = get_group_id(0) * NORM_W - (K - 1);
+    int y0 = get_group_id(1) * NORM_H - (K - 1);
     int x = get_global_id(0);
     int y = get_global_id(1);
-    uint i = src_offset + y * width + x;
+    float d = 0.0f;
 
+    for (int i = lid; i < NORM_TILE_H * NORM_TILE_W; i += NORM_W * NORM_H) {
+        int tx = x0 + i % NORM_TILE_W, ty = y0 + i / NORM_TILE_W;
+
+        tile[i] = tx >= 0 && ty >= 0 && tx < width && ty < height ?
+                  convert_float(bm3d_read(weights, src_offset + ty * width + tx)) :
+                  0.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = lid; i < NORM_TILE_H * NORM_W; i += NORM_W * NORM_H) {
+        int c = i % NORM_W, r = i / NORM_W;
+        float h = 0.0f;
+
+#pragma unroll
+        for (int b = 0; b < K; b++)
+            h = fma(k[b], tile[r * NORM_TILE_W + c + K - 1 - b], h);
+        rows[i] = h;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width || y >= height)
         return;
-    dst[dst_offset + y * width + x] = convert_float(bm3d_read(num, i)) /
-                                      convert_float(bm3d_read(den, i));
+#pragma unroll
+    for (int a = 0; a < K; a++)
+        d = fma(k[a], rows[(ly + K - 1 - a) * NORM_W + lx], d);
+    dst[dst_offset + y * width + x] =
+        convert_float(bm3d_read(num, src_offset + y * width + x)) / d;
 }

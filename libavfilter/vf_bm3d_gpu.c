@@ -167,9 +167,11 @@ typedef struct BM3DGPUContext {
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     /* accumulators of each step, a ring of acc_ring planes: frame t's in
      * plane t % acc_ring, from the first group aggregated there until it is
-     * normalised */
+     * normalised; num sums the weighted estimates per sample, weights the
+     * group weights per patch position (the Kaiser window of the
+     * denominator is applied by bm3d_normalise) */
     cl_mem num[2][DENOISE_MAX_COMPONENTS];
-    cl_mem den[2][DENOISE_MAX_COMPONENTS];
+    cl_mem weights[2][DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem distances[DENOISE_MAX_COMPONENTS];
 } BM3DGPUContext;
@@ -279,7 +281,8 @@ static void make_transform(int bior, float *fwd, float *inv)
     }
 }
 
-/* The 8x8 Kaiser window, computed in double and rounded to float. */
+/* The 8x8 Kaiser window, computed in double and rounded to float, then the
+ * 1-D window it is the outer product of (bm3d_normalise's), in float. */
 static void make_kaiser(float beta, float *kaiser)
 {
     double w[BLOCK];
@@ -291,6 +294,8 @@ static void make_kaiser(float beta, float *kaiser)
     for (int a = 0; a < BLOCK; a++)
         for (int b = 0; b < BLOCK; b++)
             kaiser[a * BLOCK + b] = w[a] * w[b];
+    for (int a = 0; a < BLOCK; a++)
+        kaiser[BLOCK * BLOCK + a] = w[a];
 }
 
 /*
@@ -439,12 +444,12 @@ fail:
     return err;
 }
 
-/* The Kaiser window, as a constant table. */
+/* The Kaiser windows, 2-D and 1-D, as a constant table. */
 static int create_tables(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
     const cl_mem_flags flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
-    float kaiser[BLOCK * BLOCK];
+    float kaiser[BLOCK * BLOCK + BLOCK];
     cl_int cle;
     int err;
 
@@ -493,12 +498,12 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     for (int i = 0; i < steps; i++) {
         if (i && single) {
             s->num[i][c] = share_buffer(s->num[0][c]);
-            s->den[i][c] = share_buffer(s->den[0][c]);
+            s->weights[i][c] = share_buffer(s->weights[0][c]);
             continue;
         }
         s->num[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
-        s->den[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
-        if (!s->num[i][c] || !s->den[i][c])
+        s->weights[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
+        if (!s->num[i][c] || !s->weights[i][c])
             return AVERROR(ENOMEM);
     }
     return 0;
@@ -605,7 +610,7 @@ static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
             if (!ff_denoise_opencl_selected(&s->dn, c))
                 continue;
             if ((err = zero_slot(avctx, s, s->num[i][c], c, slot)) < 0 ||
-                (err = zero_slot(avctx, s, s->den[i][c], c, slot)) < 0)
+                (err = zero_slot(avctx, s, s->weights[i][c], c, slot)) < 0)
                 return err;
         }
     }
@@ -643,8 +648,9 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
                                  gy_end - gy_first, 0, 0, stage);
 }
 
-/* num / den of slot 'slot' of step i's accumulators of component c, into
- * slot dst_slot of the ring dst. */
+/* The estimate of slot 'slot' of step i's accumulators of component c
+ * (num / den, den from the patch weights), into slot dst_slot of the ring
+ * dst. */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
@@ -653,8 +659,9 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     cl_uint samples = comp->width * comp->height;
     cl_uint src_offset = slot * samples, dst_offset = dst_slot * samples;
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->den[i][c]),
-        DENOISE_ARG(src_offset), DENOISE_ARG(dst), DENOISE_ARG(dst_offset),
+        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
+        DENOISE_ARG(src_offset), DENOISE_ARG(s->kaiser), DENOISE_ARG(dst),
+        DENOISE_ARG(dst_offset),
         DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
     };
 
@@ -689,7 +696,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
         DENOISE_ARG(s->positions[g]), DENOISE_ARG(s->distances[g]),
         DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(sigma),
         DENOISE_ARG(threshold), DENOISE_ARG(s->kaiser),
-        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->den[i][c]),
+        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
         DENOISE_ARG(plane_size),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(nb_aggregated), DENOISE_ARG(acc_ref),
@@ -929,7 +936,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
         CL_RELEASE_MEMORY(s->distances[c]);
         for (int i = 0; i < 2; i++) {
             CL_RELEASE_MEMORY(s->num[i][c]);
-            CL_RELEASE_MEMORY(s->den[i][c]);
+            CL_RELEASE_MEMORY(s->weights[i][c]);
         }
     }
     ff_opencl_filter_uninit(avctx);

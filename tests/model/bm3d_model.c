@@ -289,6 +289,8 @@ void bm3d_init_tables(BM3DTables *t, float beta, int bior, int haar)
     for (a = 0; a < K; a++)
         for (b = 0; b < K; b++)
             t->kaiser[a][b] = (float)(w[a] * w[b]);
+    for (a = 0; a < K; a++)
+        t->kaiser1[a] = (float)w[a];
     t->haar = haar;
 }
 
@@ -578,17 +580,18 @@ static void transform_group(const BM3DTables *t, const float *const *planes,
 
 /*
  * Inverse 3-D transform of 'stack' and aggregation of each patch estimate
- * at its own position, into num[f] / den[f] of its own frame f =
+ * at its own position, into num[f] and weights[f] of its own frame f =
  * best[z].frame, with weight w; patches of frames f < first_frame are
- * dropped. Per sample, in float: wk = w * K(a, b),
- * v = wk * est(a, b); then num += llrint((double)v * 2^32) and
- * den += llrint((double)wk * 2^32) in 64-bit integers (round to nearest,
- * ties to even; the scaling by 2^32 is exact, in float as in double).
+ * dropped. Per sample, in float: v = (w * K(a, b)) * est(a, b); then
+ * num += llrint((double)v * 2^32) in 64-bit integers (round to nearest,
+ * ties to even; the scaling by 2^32 is exact, in float as in double). Per
+ * patch, at its top-left sample: weights += llrint((double)w * 2^32); the
+ * window K(a, b) of the denominator is applied by bm3d_divide().
  */
 static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
                             const BM3DNeighbor *best, int width,
                             int first_frame,
-                            int64_t *const *num, int64_t *const *den)
+                            int64_t *const *num, int64_t *const *weights)
 {
     float est[K2];
     int z, a, b;
@@ -609,23 +612,52 @@ static void aggregate_group(const BM3DTables *t, float *stack, int n, float w,
                 float wk = w * t->kaiser[a][b];
                 float v  = wk * est[a * K + b];
 
-                num[f][q] += llrint((double)v  * 4294967296.0);
-                den[f][q] += llrint((double)wk * 4294967296.0);
+                num[f][q] += llrint((double)v * 4294967296.0);
             }
         }
+        weights[f][best[z].pos] += llrint((double)w * 4294967296.0);
     }
 }
 
-/* out = num / den per sample: (float)num / (float)den, in float. */
-void bm3d_divide(const int64_t *num, const int64_t *den, size_t size,
-                 float *out)
+/*
+ * The denominator at sample (x, y): the weights of the patches that cover
+ * it, each times the window at the sample's place in the patch, separably
+ * with the 1-D window k = kaiser1, in float: d = 0, then for a = 0 .. 7
+ * where y - a >= 0: h = 0, h = fmaf(k[b], (float)W(x - b, y - a), h) for
+ * b = 0 .. 7 where x - b >= 0, then d = fmaf(k[a], h, d).
+ */
+static float window_sum(const BM3DTables *t, const int64_t *weights,
+                        int width, int x, int y)
 {
-    size_t p;
+    float d = 0.0f;
+    int a, b;
+
+    for (a = 0; a < K && a <= y; a++) {
+        const int64_t *row = weights + (size_t)(y - a) * width + x;
+        float h = 0.0f;
+
+        for (b = 0; b < K && b <= x; b++)
+            h = fmaf(t->kaiser1[b], (float)row[-b], h);
+        d = fmaf(t->kaiser1[a], h, d);
+    }
+    return d;
+}
+
+/* out = (float)num / window_sum() per sample, in float. */
+void bm3d_divide(const BM3DTables *t, const int64_t *num,
+                 const int64_t *weights, int width, int height, float *out)
+{
+    int x, y;
 
     /* Every sample is covered by a reference patch (step <= 8), whose group
      * contains it with a positive weight. */
-    for (p = 0; p < size; p++)
-        out[p] = (float)num[p] / (float)den[p];
+    for (y = 0; y < height; y++) {
+        for (x = 0; x < width; x++) {
+            size_t p = (size_t)y * width + x;
+
+            out[p] = (float)num[p] / window_sum(t, weights, width, x, y);
+        }
+    }
 }
 
 /*
@@ -637,7 +669,7 @@ void bm3d_hard_threshold_group(const BM3DTables *t,
                                const float *const *noisy, int width,
                                const BM3DNeighbor *best, int n,
                                int first_frame, float thr, float *stack,
-                               int64_t *const *num, int64_t *const *den)
+                               int64_t *const *num, int64_t *const *weights)
 {
     int i, nnz = 0;
     float w;
@@ -650,7 +682,7 @@ void bm3d_hard_threshold_group(const BM3DTables *t,
             stack[i] = 0.0f;
     }
     w = 1.0f / (float)imax(nnz, 1);
-    aggregate_group(t, stack, n, w, best, width, first_frame, num, den);
+    aggregate_group(t, stack, n, w, best, width, first_frame, num, weights);
 }
 
 /*
@@ -665,7 +697,7 @@ void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
                        const float *const *basic, int width,
                        const BM3DNeighbor *best, int n, int first_frame,
                        float sigma, float *stack_u, float *stack_b,
-                       int64_t *const *num, int64_t *const *den)
+                       int64_t *const *num, int64_t *const *weights)
 {
     const float s2 = sigma * sigma;
     float sum = 0.0f, w;
@@ -685,7 +717,7 @@ void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
         sum += sum_rc;
     }
     w = 1.0f / (sum > 1e-3f ? sum : 1e-3f);
-    aggregate_group(t, stack_u, n, w, best, width, first_frame, num, den);
+    aggregate_group(t, stack_u, n, w, best, width, first_frame, num, weights);
 }
 
 /*
@@ -697,14 +729,15 @@ void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
  * 2 (match_group(), which also gives the group size n from channel 0's
  * distances). Every channel c is then filtered at those n positions with its
  * own sigma[c] (step 1: threshold lambda * sigma[c] in float; step 2: Wiener
- * with sigma[c] and the oracle basic[c]) into its own num[c] / den[c], which
- * are cleared first. Finally out[c] = num[c] / den[c].
+ * with sigma[c] and the oracle basic[c]) into its own num[c] and
+ * weights[c], which are cleared first. Finally out[c] = num[c] / den
+ * (bm3d_divide()).
  */
 static void run_step(const BM3DTables *t, int s, int nb_ch,
                      const float *const *noisy, const float *const *basic,
                      int width, int height, const BM3DModelParams *par,
                      const float *sigma, float *stack_u, float *stack_b,
-                     int64_t *const *num, int64_t *const *den,
+                     int64_t *const *num, int64_t *const *weights,
                      float *const *out)
 {
     const BM3DModelStep *st = &par->steps[s];
@@ -719,7 +752,7 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
     for (c = 0; c < nb_ch; c++) {
         thr[c] = par->lambda * sigma[c];
         memset(num[c], 0, plane_size * sizeof(*num[c]));
-        memset(den[c], 0, plane_size * sizeof(*den[c]));
+        memset(weights[c], 0, plane_size * sizeof(*weights[c]));
     }
     for (gy = 0; gy < ny; gy++) {
         for (gx = 0; gx < nx; gx++) {
@@ -731,16 +764,16 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
                 if (s == 0)
                     bm3d_hard_threshold_group(t, noisy + c, width, best, n, 0,
                                               thr[c], stack_u, num + c,
-                                              den + c);
+                                              weights + c);
                 else
                     bm3d_wiener_group(t, noisy + c, basic + c, width, best, n,
                                       0, sigma[c], stack_u, stack_b, num + c,
-                                      den + c);
+                                      weights + c);
             }
         }
     }
     for (c = 0; c < nb_ch; c++)
-        bm3d_divide(num[c], den[c], plane_size, out[c]);
+        bm3d_divide(t, num[c], weights[c], width, height, out[c]);
 }
 
 /*
@@ -758,7 +791,7 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
     const size_t plane_size = (size_t)width * height;
     BM3DTables tables[2];
     float *stack_u, *stack_b;
-    int64_t *num[3], *den[3];
+    int64_t *num[3], *weights[3];
     int c;
 
     if (err) {
@@ -771,24 +804,25 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
     stack_b = bm3d_alloc_or_die(MAX_GROUP * K2, sizeof(*stack_b));
     for (c = 0; c < nb_ch; c++) {
         num[c] = bm3d_alloc_or_die(plane_size, sizeof(*num[c]));
-        den[c] = bm3d_alloc_or_die(plane_size, sizeof(*den[c]));
+        weights[c] = bm3d_alloc_or_die(plane_size, sizeof(*weights[c]));
     }
 
     run_step(&tables[0], 0, nb_ch, noisy, NULL, width, height, par, sigma,
-             stack_u, stack_b, num, den, basic);
+             stack_u, stack_b, num, weights, basic);
     if (par->estim == 1) {
         for (c = 0; c < nb_ch; c++)
             memcpy(dst[c], basic[c], plane_size * sizeof(*dst[c]));
     } else {
         run_step(&tables[1], 1, nb_ch, noisy, (const float *const *)basic,
-                 width, height, par, sigma, stack_u, stack_b, num, den, dst);
+                 width, height, par, sigma, stack_u, stack_b, num, weights,
+                 dst);
     }
 
     free(stack_u);
     free(stack_b);
     for (c = 0; c < nb_ch; c++) {
         free(num[c]);
-        free(den[c]);
+        free(weights[c]);
     }
 }
 

@@ -48,6 +48,7 @@ typedef struct BM3DTables {
     float Ci[BM3D_PATCH][BM3D_PATCH];   /* its inverse, Ci[a][r] (for the
                                            DCT: C transposed) */
     float kaiser[BM3D_PATCH][BM3D_PATCH]; /* aggregation window, [a][b] */
+    float kaiser1[BM3D_PATCH];            /* its 1-D factor, in float */
     int   haar;         /* Haar instead of Walsh-Hadamard along the group */
 } BM3DTables;
 
@@ -101,7 +102,7 @@ int bm3d_group_size(const BM3DNeighbor *best, int group, float tau);
  *
  * planes[f]: the frame f of the channel (planes[0] for a still image), of
  * pitch 'width'; each patch z is read in planes[best[z].frame]. Every patch
- * estimate is added into num[f] / den[f] of its own frame f =
+ * estimate is added into num[f] / weights[f] of its own frame f =
  * best[z].frame, unless f < first_frame (such patches are dropped). stack
  * (and stack_b) hold BM3D_MAX_GROUP * 64 floats of scratch.
  *
@@ -112,16 +113,20 @@ void bm3d_hard_threshold_group(const BM3DTables *t,
                                const float *const *noisy, int width,
                                const BM3DNeighbor *best, int n,
                                int first_frame, float thr, float *stack,
-                               int64_t *const *num, int64_t *const *den);
+                               int64_t *const *num, int64_t *const *weights);
 void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
                        const float *const *basic, int width,
                        const BM3DNeighbor *best, int n, int first_frame,
                        float sigma, float *stack_u, float *stack_b,
-                       int64_t *const *num, int64_t *const *den);
+                       int64_t *const *num, int64_t *const *weights);
 
-/* out = (float)num / (float)den per sample, 'size' samples. */
-void bm3d_divide(const int64_t *num, const int64_t *den, size_t size,
-                 float *out);
+/*
+ * out = num / den per sample of a width x height plane, den the sum of the
+ * patch weights of 'weights' that cover the sample, each times the window
+ * K at the sample's place in the patch (bm3d_model.c, window_sum()).
+ */
+void bm3d_divide(const BM3DTables *t, const int64_t *num,
+                 const int64_t *weights, int width, int height, float *out);
 
 /*
  * Colour: the conversion of three planes of 'size' samples to opponent

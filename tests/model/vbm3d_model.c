@@ -296,7 +296,7 @@ static int match_group(Search *s, int t, int lo, int hi, int x0, int y0,
 
 /* Give every channel's frames f0 .. f1 their (cleared) accumulators. */
 static void open_accumulators(const Sequence *seq, int f0, int f1,
-                              int64_t **const *num, int64_t **const *den)
+                              int64_t **const *num, int64_t **const *weights)
 {
     const size_t plane_size = (size_t)seq->width * seq->height;
     int c, f;
@@ -306,24 +306,26 @@ static void open_accumulators(const Sequence *seq, int f0, int f1,
             if (num[c][f])
                 continue;
             num[c][f] = bm3d_alloc_or_die(plane_size, sizeof(*num[c][f]));
-            den[c][f] = bm3d_alloc_or_die(plane_size, sizeof(*den[c][f]));
+            weights[c][f] = bm3d_alloc_or_die(plane_size,
+                                              sizeof(*weights[c][f]));
         }
     }
 }
 
-/* Frame f is complete: out = num / den, and its accumulators go. */
-static void close_frame(const Sequence *seq, int f,
-                        int64_t **const *num, int64_t **const *den,
+/* Frame f is complete: out = num / den (bm3d_divide()), and its
+ * accumulators go. */
+static void close_frame(const BM3DTables *tables, const Sequence *seq, int f,
+                        int64_t **const *num, int64_t **const *weights,
                         float *const *const *out)
 {
-    const size_t plane_size = (size_t)seq->width * seq->height;
     int c;
 
     for (c = 0; c < seq->nb_ch; c++) {
-        bm3d_divide(num[c][f], den[c][f], plane_size, out[c][f]);
+        bm3d_divide(tables, num[c][f], weights[c][f], seq->width,
+                    seq->height, out[c][f]);
         free(num[c][f]);
-        free(den[c][f]);
-        num[c][f] = den[c][f] = NULL;
+        free(weights[c][f]);
+        num[c][f] = weights[c][f] = NULL;
     }
 }
 
@@ -344,7 +346,7 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
     const int nx = bm3d_grid_count(seq->width,  st->step);
     const int ny = bm3d_grid_count(seq->height, st->step);
     float *const *const *out = s == 0 ? seq->basic : seq->dst;
-    int64_t **num[3], **den[3];
+    int64_t **num[3], **weights[3];
     BM3DNeighbor best[MAX_GROUP];
     float thr[3];
     int t, gx, gy, c;
@@ -354,14 +356,14 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
     for (c = 0; c < seq->nb_ch; c++) {
         thr[c] = par->lambda * seq->sigma[c];
         num[c] = bm3d_alloc_or_die(seq->nb_frames, sizeof(*num[c]));
-        den[c] = bm3d_alloc_or_die(seq->nb_frames, sizeof(*den[c]));
+        weights[c] = bm3d_alloc_or_die(seq->nb_frames, sizeof(*weights[c]));
     }
 
     for (t = 0; t < seq->nb_frames; t++) {
         const int lo = window_lo(par, t);
         const int hi = window_hi(par, t, seq->nb_frames);
 
-        open_accumulators(seq, t, hi, num, den);
+        open_accumulators(seq, t, hi, num, weights);
         for (gy = 0; gy < ny; gy++) {
             for (gx = 0; gx < nx; gx++) {
                 const int x0 = bm3d_grid_pos(gx, st->step, seq->width);
@@ -373,23 +375,23 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
                         bm3d_hard_threshold_group(tables, seq->noisy[c],
                                                   seq->width, best, n, t,
                                                   thr[c], stack_u,
-                                                  num[c], den[c]);
+                                                  num[c], weights[c]);
                     else
                         bm3d_wiener_group(tables, seq->noisy[c],
                                           (const float *const *)seq->basic[c],
                                           seq->width, best, n, t,
                                           seq->sigma[c], stack_u, stack_b,
-                                          num[c], den[c]);
+                                          num[c], weights[c]);
                 }
             }
         }
         /* the groups that reach frame t come from frames t - F .. t */
-        close_frame(seq, t, num, den, out);
+        close_frame(tables, seq, t, num, weights, out);
     }
 
     for (c = 0; c < seq->nb_ch; c++) {
         free(num[c]);
-        free(den[c]);
+        free(weights[c]);
     }
 }
 

@@ -905,7 +905,7 @@ static void check_store(cl_program prog)
 
 /*
  * A random fixed-point accumulator of 2^32 units (FIX_ONE): sums of
- * aggregation weights (den, positive) and of weighted samples (num, signed:
+ * aggregation weights (positive) and of weighted samples (num, signed:
  * Wiener estimates may go below 0), over a wide range of magnitudes so that
  * the conversions to float round.
  */
@@ -917,53 +917,71 @@ static int64_t random_fixed(int positive)
     return !positive && rnd(8) == 0 ? -v : v;
 }
 
+/*
+ * bm3d_normalise on random accumulators: patch weights at every position,
+ * or (sparse) at one position in four and on the grid of step 8, which
+ * covers every sample, as the reference patches do; num random or the
+ * weights' window sum times a sample value. Kaiser window of a random beta
+ * from 0 to 5 (the filters' range).
+ */
 static void normalise_case(Check *c, cl_kernel k, const char *variant,
-                           int w, int h)
+                           int w, int h, int sparse)
 {
     size_t plane = (size_t)w * h;
+    float beta = rndf(0.0f, 5.0f);
+    BM3DTables t;
+    float kaiser[BM3D_PATCH2 + BM3D_PATCH];    /* create_tables() */
     int64_t *num = alloc_or_die(2 * plane * sizeof(*num));
-    int64_t *den = alloc_or_die(2 * plane * sizeof(*den));
+    int64_t *weights = alloc_or_die(2 * plane * sizeof(*weights));
     float *got = alloc_or_die(3 * plane * sizeof(float));
     float *exp = alloc_or_die(3 * plane * sizeof(float));
     /* slot 1 of the accumulators into slot 2 of a ring of three planes */
     cl_uint src_offset = plane, dst_offset = 2 * plane;
-    cl_mem bnum, bden, dst;
+    cl_mem bnum, bweights, bkaiser, dst;
     long i;
 
+    bm3d_init_tables(&t, beta, 0, 1);
     for (size_t j = 0; j < 2 * plane; j++) {
-        den[j] = random_fixed(1);
-        /* num = den * sample, as when every estimate is a sample value */
+        int x = j % plane % w, y = j % plane / w;
+
+        weights[j] = !sparse || (x % 8 == 0 && y % 8 == 0) || rnd(4) == 0 ?
+                     random_fixed(1) : 0;
+        /* num = weight * sample, as when every estimate is a sample value */
         num[j] = rnd(2) ? random_fixed(0) :
-                 (int64_t)((double)den[j] * rndf(-10.0f, 265.0f));
+                 (int64_t)((double)random_fixed(1) * 64 * rndf(-10.0f, 265.0f));
     }
     for (size_t j = 0; j < 3 * plane; j++)
         exp[j] = -1234.5f;
-    bnum = new_buffer(2 * plane * sizeof(*num), num);
-    bden = new_buffer(2 * plane * sizeof(*den), den);
-    dst  = new_buffer(3 * plane * sizeof(float), exp);
+    bnum     = new_buffer(2 * plane * sizeof(*num), num);
+    bweights = new_buffer(2 * plane * sizeof(*weights), weights);
+    memcpy(kaiser, t.kaiser, sizeof(t.kaiser));
+    memcpy(kaiser + BM3D_PATCH2, t.kaiser1, sizeof(t.kaiser1));
+    bkaiser  = new_buffer(sizeof(kaiser), kaiser);
+    dst      = new_buffer(3 * plane * sizeof(float), exp);
     {
         const Arg args[] = {
-            ARG(bnum), ARG(bden), ARG(src_offset), ARG(dst), ARG(dst_offset),
-            ARG(w), ARG(h),
+            ARG(bnum), ARG(bweights), ARG(src_offset), ARG(bkaiser), ARG(dst),
+            ARG(dst_offset), ARG(w), ARG(h),
         };
-        run_kernel(k, args, 7, w, h, 0, 0);
+        run_kernel(k, args, 8, w, h, 0, 0);
     }
     read_buffer(dst, 3 * plane * sizeof(float), got);
-    bm3d_divide(num + plane, den + plane, plane, exp + 2 * plane);
+    bm3d_divide(&t, num + plane, weights + plane, w, h, exp + 2 * plane);
 
     c->cases++;
     i = first_float_diff(got, exp, 3 * plane);
     if (i >= 0)
-        check_fail(c, "%s, %dx%d: slot %ld, (%ld, %ld): got %.9g, expected %.9g "
-                   "(num %" PRId64 ", den %" PRId64 ")", variant, w, h,
-                   i / (long)plane, i % (long)plane % w, i % (long)plane / w,
-                   got[i], exp[i], i >= (long)(2 * plane) ? num[i - plane] : 0,
-                   i >= (long)(2 * plane) ? den[i - plane] : 0);
+        check_fail(c, "%s, %dx%d%s, beta %g: slot %ld, (%ld, %ld): got %.9g, "
+                   "expected %.9g (num %" PRId64 ")", variant, w, h,
+                   sparse ? " sparse" : "", beta, i / (long)plane,
+                   i % (long)plane % w, i % (long)plane / w, got[i], exp[i],
+                   i >= (long)(2 * plane) ? num[i - plane] : 0);
     clReleaseMemObject(bnum);
-    clReleaseMemObject(bden);
+    clReleaseMemObject(bweights);
+    clReleaseMemObject(bkaiser);
     clReleaseMemObject(dst);
     free(num);
-    free(den);
+    free(weights);
     free(got);
     free(exp);
 }
@@ -982,7 +1000,9 @@ static void check_normalise(cl_program *progs, const char *const *variants,
         cl_kernel k = get_kernel(progs[p], "bm3d_normalise");
 
         for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++)
-            normalise_case(&c, k, variants[p], small_sizes[s].w, small_sizes[s].h);
+            for (int sparse = 0; sparse < 2; sparse++)
+                normalise_case(&c, k, variants[p], small_sizes[s].w,
+                               small_sizes[s].h, sparse);
         clReleaseKernel(k);
     }
     check_end(&c);
@@ -1425,18 +1445,18 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     float stack[BM3D_MAX_GROUP * BM3D_PATCH2];
     float stack_b[BM3D_MAX_GROUP * BM3D_PATCH2];
     int64_t *num = alloc_or_die(acc_size * sizeof(int64_t));
-    int64_t *den = alloc_or_die(acc_size * sizeof(int64_t));
+    int64_t *weights = alloc_or_die(acc_size * sizeof(int64_t));
     int64_t *got_num = alloc_or_die(acc_size * sizeof(int64_t));
-    int64_t *got_den = alloc_or_die(acc_size * sizeof(int64_t));
+    int64_t *got_weights = alloc_or_die(acc_size * sizeof(int64_t));
     const float **planes = alloc_or_die((hi + 1) * sizeof(*planes));
     const float **basics = alloc_or_die((hi + 1) * sizeof(*basics));
     int64_t **nums = alloc_or_die((hi + 1) * sizeof(*nums));
-    int64_t **dens = alloc_or_die((hi + 1) * sizeof(*dens));
+    int64_t **weights_of = alloc_or_die((hi + 1) * sizeof(*weights_of));
     BM3DNeighbor best[NB];
     uint32_t pos[NB];
     float dist[NB];
     cl_uint plane_size = plane;
-    cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bden;
+    cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bweights;
     int n;
 
     /* every slot: a smooth ramp plus noise, some coefficients above the
@@ -1449,11 +1469,13 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         basic[i] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
     }
     for (int f = lo; f <= hi; f++) {
+        size_t acc = (size_t)((acc_ref + f - fw->t) % acc_ring) * plane;
+
         planes[f] = noisy + (f % ring) * plane;
         basics[f] = basic + (f % ring) * plane;
         /* frames before t are not aggregated: no accumulators */
-        nums[f] = f < fw->t ? NULL : num + (acc_ref + f - fw->t) % acc_ring * plane;
-        dens[f] = f < fw->t ? NULL : den + (acc_ref + f - fw->t) % acc_ring * plane;
+        nums[f]       = f < fw->t ? NULL : num + acc;
+        weights_of[f] = f < fw->t ? NULL : weights + acc;
     }
     for (int e = 0; e < NB; e++) {
         int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
@@ -1469,13 +1491,13 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     for (int e = 0; e < NB; e++)
         best[e].dist = dist[e];
 
-    bnoisy  = new_buffer(planes_size * sizeof(float), noisy);
-    bbasic  = new_buffer(planes_size * sizeof(float), basic);
-    bpos    = new_buffer(sizeof(pos), pos);
-    bdist   = new_buffer(sizeof(dist), dist);
-    bkaiser = new_buffer(sizeof(t->kaiser), t->kaiser);
-    bnum    = new_buffer(acc_size * sizeof(int64_t), num);     /* zeros */
-    bden    = new_buffer(acc_size * sizeof(int64_t), den);
+    bnoisy   = new_buffer(planes_size * sizeof(float), noisy);
+    bbasic   = new_buffer(planes_size * sizeof(float), basic);
+    bpos     = new_buffer(sizeof(pos), pos);
+    bdist    = new_buffer(sizeof(dist), dist);
+    bkaiser  = new_buffer(sizeof(t->kaiser), t->kaiser);
+    bnum     = new_buffer(acc_size * sizeof(int64_t), num);     /* zeros */
+    bweights = new_buffer(acc_size * sizeof(int64_t), weights);
     {
         /* filter_step(): 'threshold' is unused by the Wiener kernel, and
          * 'basic' by the hard-threshold one (which gets the noisy planes) */
@@ -1483,33 +1505,33 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         const Arg args[] = {
             ARG(bnoisy), ARG(bb), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
             ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bkaiser),
-            ARG(bnum), ARG(bden), ARG(plane_size), ARG(ring), ARG(ref_slot),
-            ARG(nb_aggregated), ARG(acc_ref), ARG(acc_ring),
+            ARG(bnum), ARG(bweights), ARG(plane_size), ARG(ring),
+            ARG(ref_slot), ARG(nb_aggregated), ARG(acc_ref), ARG(acc_ring),
         };
         run_kernel(k, args, 19, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
     }
     read_buffer(bnum, acc_size * sizeof(int64_t), got_num);
-    read_buffer(bden, acc_size * sizeof(int64_t), got_den);
+    read_buffer(bweights, acc_size * sizeof(int64_t), got_weights);
 
     n = bm3d_group_size(best, group, tau);
     if (wiener)
         bm3d_wiener_group(t, planes, basics, w, best, n, fw->t, sigma, stack,
-                          stack_b, nums, dens);
+                          stack_b, nums, weights_of);
     else
         bm3d_hard_threshold_group(t, planes, w, best, n, fw->t, threshold,
-                                  stack, nums, dens);
+                                  stack, nums, weights_of);
 
     c->cases++;
     for (size_t i = 0; i < 2 * acc_size; i++) {
-        const int64_t *g = i < acc_size ? got_num : got_den;
-        const int64_t *e = i < acc_size ? num : den;
+        const int64_t *g = i < acc_size ? got_num : got_weights;
+        const int64_t *e = i < acc_size ? num : weights;
         size_t j = i % acc_size;
 
         if (g[j] != e[j]) {
             check_fail(c, "%s, %dx%d, group %d (size %d), sigma %g, frames "
                        "%d..%d, t %d: %s plane %d at (%d, %d): got %" PRId64
                        ", expected %" PRId64, variant, w, h, group, n, sigma,
-                       lo, hi, fw->t, i < acc_size ? "num" : "den",
+                       lo, hi, fw->t, i < acc_size ? "num" : "weights",
                        (int)(j / plane), (int)(j % plane % w),
                        (int)(j % plane / w), g[j], e[j]);
             break;
@@ -1521,17 +1543,17 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     clReleaseMemObject(bdist);
     clReleaseMemObject(bkaiser);
     clReleaseMemObject(bnum);
-    clReleaseMemObject(bden);
+    clReleaseMemObject(bweights);
     free(noisy);
     free(basic);
     free(num);
-    free(den);
+    free(weights);
     free(got_num);
-    free(got_den);
+    free(got_weights);
     free(planes);
     free(basics);
     free(nums);
-    free(dens);
+    free(weights_of);
 }
 
 /* One check of the programs: every size, group size and sigma, with the
