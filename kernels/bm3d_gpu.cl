@@ -482,9 +482,12 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
  * patch, separably with the 1-D window k (kaiser[64 + i]): for a = 0 .. 7,
  * h = fma(k[b], W(x - b, y - a), h) for b = 0 .. 7 from h = 0, then
  * d = fma(k[a], h, d) from d = 0, where (x - b, y - a) lies in the plane.
+ * With to_integers (the basic estimate of 8-bit frames) the result is
+ * rounded to the nearest integer, ties to even, within 0 .. 255.
  * A work-group of 16x8 work-items first reads the weights of its samples
  * and of the 7 columns to their left and 7 rows above them, as floats (0
- * outside the plane), then sums the rows, then the columns.
+ * outside the plane), then sums the rows, then the columns (16x32 was no
+ * faster on the H100).
  */
 #define NORM_W 16
 #define NORM_H 8
@@ -499,7 +502,8 @@ void bm3d_normalise(__global const long *num,
                     __global float *dst,
                     uint dst_offset,
                     int width,
-                    int height)
+                    int height,
+                    int to_integers)
 {
     __local float tile[NORM_TILE_H * NORM_TILE_W];
     __local float rows[NORM_TILE_H * NORM_W];
@@ -510,14 +514,14 @@ void bm3d_normalise(__global const long *num,
     int y0 = get_group_id(1) * NORM_H - (K - 1);
     int x = get_global_id(0);
     int y = get_global_id(1);
-    float d = 0.0f;
+    float d = 0.0f, v;
 
     for (int i = lid; i < NORM_TILE_H * NORM_TILE_W; i += NORM_W * NORM_H) {
         int tx = x0 + i % NORM_TILE_W, ty = y0 + i / NORM_TILE_W;
 
         tile[i] = tx >= 0 && ty >= 0 && tx < width && ty < height ?
-                  convert_float(bm3d_read(weights, src_offset + ty * width + tx)) :
-                  0.0f;
+                  convert_float(bm3d_read(weights,
+                                          src_offset + ty * width + tx)) : 0.0f;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = lid; i < NORM_TILE_H * NORM_W; i += NORM_W * NORM_H) {
@@ -535,6 +539,7 @@ void bm3d_normalise(__global const long *num,
 #pragma unroll
     for (int a = 0; a < K; a++)
         d = fma(k[a], rows[(ly + K - 1 - a) * NORM_W + lx], d);
-    dst[dst_offset + y * width + x] =
-        convert_float(bm3d_read(num, src_offset + y * width + x)) / d;
+    v = convert_float(bm3d_read(num, src_offset + y * width + x)) / d;
+    dst[dst_offset + y * width + x] = to_integers ? clamp(rint(v), 0.0f, 255.0f)
+                                                  : v;
 }

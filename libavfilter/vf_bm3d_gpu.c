@@ -159,6 +159,7 @@ typedef struct BM3DGPUContext {
     int joint;                      ///< group the three channels together
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of each step
+    int round_basic;                ///< basic estimate rounded to integers
     int64_t next_clear[2];          ///< next frame of each step's accumulators to clear
     cl_mem kaiser;
     /* per component: rings of frames, except dst, the output planes */
@@ -515,6 +516,20 @@ static int setup_components(AVFilterContext *avctx, int ring)
 {
     BM3DGPUContext *s = avctx->priv;
 
+    /* Step 1 searches the noisy samples, integers on 8-bit frames (the
+     * variance-stabilising transform of sigma=curve leaves fractions, and
+     * so does the opponent transform of RGB grouped jointly). Step 2
+     * searches the basic estimate, which bm3d_gpu rounds to integers there
+     * when the second grid's step is even: its search then sums square
+     * blocks exactly (patch_search_squares, with keys), which `fast` gains
+     * from; `ref` (step 3) would only lose a little PSNR (doc/benchmarks.md).
+     * vbm3d_gpu's second search is its own. */
+    int integer = s->dn.layout.container == 255 &&
+                  !(s->joint && s->dn.layout.is_rgb) &&
+                  s->dn.sigma != DENOISE_SIGMA_CURVE;
+
+    s->round_basic = integer && !s->video && s->estim != ESTIMATE_BASIC &&
+                     FFMIN(s->par[1].step, BLOCK) % 2 == 0;
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         const DenoiseComponent *comp = &s->dn.layout.comp[c];
         int err;
@@ -527,11 +542,8 @@ static int setup_components(AVFilterContext *avctx, int ring)
                                           FFMIN(s->par[i].step, BLOCK),
                                           s->par[i].range / 2, s->nb_max *
                                           (sizeof(cl_uint) + sizeof(cl_float)));
-        /* step 1 searches the noisy samples, step 2 the basic estimate;
-         * the variance-stabilising transform of sigma=curve leaves fractions */
-        s->search[c][0].integer_samples = s->dn.layout.container == 255 &&
-                                          !(s->joint && s->dn.layout.is_rgb) &&
-                                          s->dn.sigma != DENOISE_SIGMA_CURVE;
+        s->search[c][0].integer_samples = integer;
+        s->search[c][1].integer_samples = s->round_basic;
         err = alloc_buffers(avctx, c, ring);
         if (err < 0)
             return err;
@@ -650,7 +662,7 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
 
 /* The estimate of slot 'slot' of step i's accumulators of component c
  * (num / den, den from the patch weights), into slot dst_slot of the ring
- * dst. */
+ * dst; the basic estimate rounded to integers where round_basic says. */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
@@ -658,11 +670,12 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     cl_uint samples = comp->width * comp->height;
     cl_uint src_offset = slot * samples, dst_offset = dst_slot * samples;
+    cl_int to_integers = i == 0 && s->round_basic;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
         DENOISE_ARG(src_offset), DENOISE_ARG(s->kaiser), DENOISE_ARG(dst),
-        DENOISE_ARG(dst_offset),
-        DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
+        DENOISE_ARG(dst_offset), DENOISE_ARG(comp->width),
+        DENOISE_ARG(comp->height), DENOISE_ARG(to_integers),
     };
 
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_normalise, args,

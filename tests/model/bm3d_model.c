@@ -92,6 +92,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
             par->steps[0] = profiles[i].steps[0];
             par->steps[1] = profiles[i].steps[1];
             par->estim    = 0;
+            par->round_basic = 0;
             return 0;
         }
     }
@@ -643,6 +644,14 @@ static float window_sum(const BM3DTables *t, const int64_t *weights,
     return d;
 }
 
+void bm3d_round_to_integers(float *plane, size_t size)
+{
+    size_t p;
+
+    for (p = 0; p < size; p++)
+        plane[p] = fminf(fmaxf(rintf(plane[p]), 0.0f), 255.0f);
+}
+
 /* out = (float)num / window_sum() per sample, in float. */
 void bm3d_divide(const BM3DTables *t, const int64_t *num,
                  const int64_t *weights, int width, int height, float *out)
@@ -809,6 +818,9 @@ static void denoise_channels(int nb_ch, const float *const *noisy,
 
     run_step(&tables[0], 0, nb_ch, noisy, NULL, width, height, par, sigma,
              stack_u, stack_b, num, weights, basic);
+    if (par->round_basic && par->estim == 0)
+        for (c = 0; c < nb_ch; c++)
+            bm3d_round_to_integers(basic[c], plane_size);
     if (par->estim == 1) {
         for (c = 0; c < nb_ch; c++)
             memcpy(dst[c], basic[c], plane_size * sizeof(*dst[c]));

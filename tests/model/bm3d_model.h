@@ -41,11 +41,18 @@ typedef struct BM3DModelParams {
                            default; step 2 always uses the DCT) */
     int   haar;         /* 1-D transform along the groups, both steps:
                            0 Walsh-Hadamard, 1 Haar */
+    int   round_basic;  /* 1: the basic estimate is rounded to integers
+                           (within 0 .. 255) before step 2, as bm3d_gpu
+                           does on 8-bit frames searched on integers (not
+                           RGB grouped jointly, not sigma=curve) when step
+                           2's grid step is even; 0 (the profiles' value):
+                           kept in float */
 } BM3DModelParams;
 
 /*
  * Fill every field of 'par' with the profile 'name', "fast" or "ref", of the
- * table of doc/bm3d_gpu-algorithm.md; sigma is set to 10 and estim to 0.
+ * table of doc/bm3d_gpu-algorithm.md; sigma is set to 10, estim and
+ * round_basic to 0.
  * Returns 0, or -1 (par untouched) for an unknown name.
  */
 int bm3d_model_profile(BM3DModelParams *par, const char *name);

@@ -128,6 +128,10 @@ void bm3d_wiener_group(const BM3DTables *t, const float *const *noisy,
 void bm3d_divide(const BM3DTables *t, const int64_t *num,
                  const int64_t *weights, int width, int height, float *out);
 
+/* Each sample rounded to the nearest integer (ties to even) within 0 .. 255:
+ * the basic estimate of 8-bit frames (BM3DModelParams.round_basic). */
+void bm3d_round_to_integers(float *plane, size_t size);
+
 /*
  * Colour: the conversion of three planes of 'size' samples to opponent
  * channels and back, per sample, in float, with opponent.h ('out' may be

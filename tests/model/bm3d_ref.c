@@ -194,6 +194,9 @@ int main(int argc, char **argv)
         ref_load_plane(&in, c, noisy[c]);
     }
 
+    /* bm3d_gpu's rule: 8-bit samples searched as they are, an even step 2 */
+    par.round_basic = in.maxval == 255 && !(nb_ch == 3 && joint && !yuv) &&
+                      par.steps[1].step % 2 == 0;
     if (nb_ch == 3 && joint)
         bm3d_model_color(noisy, in.width, in.height, !yuv, &par, basic, dst);
     else

@@ -920,15 +920,18 @@ static int64_t random_fixed(int positive)
 /*
  * bm3d_normalise on random accumulators: patch weights at every position,
  * or (sparse) at one position in four and on the grid of step 8, which
- * covers every sample, as the reference patches do; num random or the
- * weights' window sum times a sample value. Kaiser window of a random beta
- * from 0 to 5 (the filters' range).
+ * covers every sample, as the reference patches do; num random, or of the
+ * order of 64 weights times a sample value from -10 to 265 (so that the
+ * rounding and the clamp both act). Kaiser window of a random beta
+ * from 0 to 5 (the filters' range); rounded to integers (the basic estimate
+ * of 8-bit frames) or not, at random.
  */
 static void normalise_case(Check *c, cl_kernel k, const char *variant,
                            int w, int h, int sparse)
 {
     size_t plane = (size_t)w * h;
     float beta = rndf(0.0f, 5.0f);
+    cl_int to_integers = rnd(2);
     BM3DTables t;
     float kaiser[BM3D_PATCH2 + BM3D_PATCH];    /* create_tables() */
     int64_t *num = alloc_or_die(2 * plane * sizeof(*num));
@@ -946,7 +949,6 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
 
         weights[j] = !sparse || (x % 8 == 0 && y % 8 == 0) || rnd(4) == 0 ?
                      random_fixed(1) : 0;
-        /* num = weight * sample, as when every estimate is a sample value */
         num[j] = rnd(2) ? random_fixed(0) :
                  (int64_t)((double)random_fixed(1) * 64 * rndf(-10.0f, 265.0f));
     }
@@ -961,19 +963,22 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
     {
         const Arg args[] = {
             ARG(bnum), ARG(bweights), ARG(src_offset), ARG(bkaiser), ARG(dst),
-            ARG(dst_offset), ARG(w), ARG(h),
+            ARG(dst_offset), ARG(w), ARG(h), ARG(to_integers),
         };
-        run_kernel(k, args, 8, w, h, 0, 0);
+        run_kernel(k, args, 9, w, h, 0, 0);
     }
     read_buffer(dst, 3 * plane * sizeof(float), got);
     bm3d_divide(&t, num + plane, weights + plane, w, h, exp + 2 * plane);
+    if (to_integers)
+        bm3d_round_to_integers(exp + 2 * plane, plane);
 
     c->cases++;
     i = first_float_diff(got, exp, 3 * plane);
     if (i >= 0)
-        check_fail(c, "%s, %dx%d%s, beta %g: slot %ld, (%ld, %ld): got %.9g, "
-                   "expected %.9g (num %" PRId64 ")", variant, w, h,
-                   sparse ? " sparse" : "", beta, i / (long)plane,
+        check_fail(c, "%s, %dx%d%s%s, beta %g: slot %ld, (%ld, %ld): got "
+                   "%.9g, expected %.9g (num %" PRId64 ")", variant, w, h,
+                   sparse ? " sparse" : "", to_integers ? " to integers" : "",
+                   beta, i / (long)plane,
                    i % (long)plane % w, i % (long)plane / w, got[i], exp[i],
                    i >= (long)(2 * plane) ? num[i - plane] : 0);
     clReleaseMemObject(bnum);
