@@ -356,7 +356,8 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * top-left sample to weights: rings of acc_ring planes where the reference
  * frame's is acc_ref.
  * 'wiener' is a constant of each kernel below, so that no barrier sits in a
- * branch.
+ * branch. 'corner' holds each patch's accumulator index (a local int per
+ * patch), computed once instead of by every work-item.
  */
 static void bm3d_filter_group(__global const float *noisy,
                               __global const float *basic,
@@ -379,7 +380,8 @@ static void bm3d_filter_group(__global const float *noisy,
                               int acc_ref,
                               int acc_ring,
                               __local float *stack,
-                              __local float *partial)
+                              __local float *partial,
+                              __local int *corner)
 {
     int lid = get_local_id(0);
     int a   = lid / K, b = lid % K;
@@ -427,27 +429,27 @@ static void bm3d_filter_group(__global const float *noisy,
     bm3d_group_inverse(x, n);
     bm3d_transform_inverse(stack, inv, n, lid, x);
 
+    /* the accumulator index of each patch, once (patch lid by work-item
+     * lid), and its weight */
+    if (lid < n) {
+        int p = bm3d_acc_position(positions[r * NB + lid], plane_size, ring,
+                                  ref_slot, nb_aggregated, acc_ref, acc_ring);
+
+        corner[lid] = p;
+        if (p >= 0)
+            bm3d_accumulate(weights, p, convert_long_rte(weight * FIX_ONE));
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     {
         float kw = weight * kaiser[lid];
 
         for (int z = 0; z < n; z++) {
-            int p = bm3d_acc_position(positions[r * NB + z], plane_size, ring,
-                                      ref_slot, nb_aggregated, acc_ref,
-                                      acc_ring);
+            int p = corner[z];
 
             if (p >= 0)
                 bm3d_accumulate(num, p + a * width + b,
                                 convert_long_rte(kw * stack[BM3D_AT(z, a, b)] *
                                                  FIX_ONE));
-        }
-        /* the weight of patch lid, at its top-left sample */
-        if (lid < n) {
-            int p = bm3d_acc_position(positions[r * NB + lid], plane_size,
-                                      ring, ref_slot, nb_aggregated, acc_ref,
-                                      acc_ring);
-
-            if (p >= 0)
-                bm3d_accumulate(weights, p, convert_long_rte(weight * FIX_ONE));
         }
     }
 }
@@ -463,11 +465,12 @@ void name(__global const float *noisy, __global const float *basic,            \
 {                                                                              \
     __local float stack[NB * PATCH_PITCH];                                     \
     __local float partial[KK];                                                 \
+    __local int   corner[NB];                                                  \
                                                                                \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
                       tau, sigma, threshold, wiener, kaiser, num, weights,     \
                       plane_size, ring, ref_slot, nb_aggregated, acc_ref,      \
-                      acc_ring, stack, partial);                               \
+                      acc_ring, stack, partial, corner);                       \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */
