@@ -48,6 +48,7 @@
 #include "video.h"
 
 #define BLOCK 8
+#define NORMALISE_ROWS 8    ///< rows of samples per work-item of bm3d_normalise
 
 /*
  * Largest Kaiser beta: the window's corner weight is 1 / I0(beta)^2, and the
@@ -680,7 +681,8 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
 
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_normalise, args,
                                  FF_ARRAY_ELEMS(args), comp->width,
-                                 comp->height, 0, 0, STAGE_NORMALISE);
+                                 (comp->height + NORMALISE_ROWS - 1) /
+                                 NORMALISE_ROWS, 0, 0, STAGE_NORMALISE);
 }
 
 /*
