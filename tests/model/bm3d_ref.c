@@ -55,6 +55,9 @@ static void usage(void)
         "  -beta B             Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (fast dct, ref bior)\n"
         "  -transform1d T      along groups: hadamard or haar         (haar)\n"
+        "  -round R            1: the basic estimate rounded to integers before\n"
+        "                      step 2, 0: kept in float (bm3d_gpu's rule: 1 on\n"
+        "                      8-bit samples searched as they are, even step 2)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
@@ -71,6 +74,7 @@ int main(int argc, char **argv)
     const char *profile = "fast", *basic_name = NULL, *err;
     PNMImage in, out;
     int nb_pos = 0, joint = 1, yuv = 0, nb_ch, out_width, out_height;
+    int round_basic = -1;   /* -1: bm3d_gpu's rule */
     float *noisy[3], *basic[3], *dst[3];
     size_t n;
     int a, c;
@@ -143,7 +147,9 @@ int main(int argc, char **argv)
             if (!v || (strcmp(v, "hadamard") && strcmp(v, "haar")))
                 usage();
             par.haar = !strcmp(v, "haar");
-        } else if (!strcmp(opt, "-beta"))
+        } else if (!strcmp(opt, "-round"))
+            round_basic = ref_parse_int(opt, argv[++a], 0, 1);
+        else if (!strcmp(opt, "-beta"))
             par.beta = (float)ref_parse_num(opt, argv[++a], 0, 100);
         else
             usage();
@@ -195,7 +201,8 @@ int main(int argc, char **argv)
     }
 
     /* bm3d_gpu's rule: 8-bit samples searched as they are, an even step 2 */
-    par.round_basic = in.maxval == 255 && !(nb_ch == 3 && joint && !yuv) &&
+    par.round_basic = round_basic >= 0 ? round_basic :
+                      in.maxval == 255 && !(nb_ch == 3 && joint && !yuv) &&
                       par.steps[1].step % 2 == 0;
     if (nb_ch == 3 && joint)
         bm3d_model_color(noisy, in.width, in.height, !yuv, &par, basic, dst);

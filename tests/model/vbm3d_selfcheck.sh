@@ -13,7 +13,9 @@
 #    BM3D of doc/bm3d_gpu-algorithm.md: vbm3d_ref's outputs (final and
 #    basic) must equal bm3d_ref's byte for byte. The steps are those whose
 #    bm3d distance, summed in blocks of gcd(8, step) samples, is the plain
-#    row sum of the video search (block 1 or 8: odd steps, or 8).
+#    row sum of the video search (block 1 or 8: odd steps, or 8), and
+#    bm3d_ref keeps the basic estimate in float (-round 0), as vbm3d_gpu
+#    does (bm3d_gpu rounds it on 8-bit frames with an even step 2).
 # 2. A control: with another w1 the outputs must differ (the comparison of
 #    1 can fail).
 # 3. A sequence of 5 frames of 40x32, an image shifted by one pixel per
@@ -120,7 +122,7 @@ same_as_bm3d() {
     # vbm3d_gpu's matching thresholds (2500, 400) and Walsh-Hadamard
     # transform unless given: bm3d_ref's profiles have their own
     # shellcheck disable=SC2086
-    "$TOOLS/bm3d_ref" -tau1 2500 -tau2 400 -transform1d hadamard $(bm3d_options "$common") \
+    "$TOOLS/bm3d_ref" -tau1 2500 -tau2 400 -transform1d hadamard -round 0 $(bm3d_options "$common") \
         -group1 "$g" -group2 "$g" -step1 "$s1" -step2 "$s2" \
         -window1 "$w1" -window2 "$w2" \
         -basic "${b}_basic.$ext" "$WORK/$in" "$b.$ext" || {
