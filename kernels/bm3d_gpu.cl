@@ -419,20 +419,22 @@ static void bm3d_filter_group(__global const float *noisy,
     __constant uint *fwd = wiener ? bm3d_fwd2 : bm3d_fwd1;
     __constant uint *inv = wiener ? bm3d_inv2 : bm3d_inv1;
 
-    if (wiener && BM3D_LOAD_BOTH) {
-        /* both stacks loaded at once, the basic one after the noisy one */
-        bm3d_load2(noisy, basic, positions, r, n, width, lid, stack,
-                   stack + NB * PATCH_PITCH);
-        bm3d_transform_forward(stack + NB * PATCH_PITCH, fwd, n, lid, oracle);
+    if (wiener) {
+        /* the oracle's stack: after the noisy one where both are loaded at
+         * once, else the same, before the noisy patches */
+        __local float *basic_stack = BM3D_LOAD_BOTH ? stack + NB * PATCH_PITCH
+                                                    : stack;
+
+        if (BM3D_LOAD_BOTH)
+            bm3d_load2(noisy, basic, positions, r, n, width, lid, stack,
+                       basic_stack);
+        else
+            bm3d_load(basic, positions, r, n, width, lid, basic_stack);
+        bm3d_transform_forward(basic_stack, fwd, n, lid, oracle);
         bm3d_group_forward(oracle, n);
-    } else {
-        if (wiener) {
-            bm3d_load(basic, positions, r, n, width, lid, stack);
-            bm3d_transform_forward(stack, fwd, n, lid, oracle);
-            bm3d_group_forward(oracle, n);
-        }
-        bm3d_load(noisy, positions, r, n, width, lid, stack);
     }
+    if (!wiener || !BM3D_LOAD_BOTH)
+        bm3d_load(noisy, positions, r, n, width, lid, stack);
     bm3d_transform_forward(stack, fwd, n, lid, x);
     bm3d_group_forward(x, n);
 
