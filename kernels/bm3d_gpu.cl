@@ -25,7 +25,8 @@
  * has 64-bit integer atomics, 0 for the 32-bit fallback, and the 2-D
  * transforms BM3D_FWD1, BM3D_INV1 (first step: DCT or Bior1.5) and
  * BM3D_FWD2, BM3D_INV2 (second step: DCT), each the bits of its 64 float
- * coefficients, m[r * 8 + c].
+ * coefficients, m[r * 8 + c], with BM3D_DCT1 1 where the first step's is the
+ * DCT.
  * doc/bm3d_gpu-algorithm.md is the exact contract with the golden model.
  * vbm3d_gpu adds vbm3d_search.cl after this file.
  *
@@ -111,13 +112,71 @@ static void bm3d_matrix_apply(__constant uint *m, const float *s, float *y)
     }
 }
 
+/*
+ * y = m s for the DCT (m its matrix F), by its symmetry: row j of F is
+ * symmetric about the middle for even j and antisymmetric for odd j, so
+ * y[j] is a 4-term sum, over u[i] = s[i] + s[7 - i] for even j and over
+ * v[i] = s[i] - s[7 - i] for odd j, of F(j, i) times them (i < 4), in the
+ * order of bm3d_matrix_apply().
+ */
+static void bm3d_dct_apply(__constant uint *m, const float *s, float *y)
+{
+    float u[K / 2], v[K / 2];
+
+#pragma unroll
+    for (int i = 0; i < K / 2; i++) {
+        u[i] = s[i] + s[K - 1 - i];
+        v[i] = s[i] - s[K - 1 - i];
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        const float *h = j & 1 ? v : u;
+        float t = as_float(m[j * K]) * h[0];
+
+#pragma unroll
+        for (int i = 1; i < K / 2; i++)
+            t = fma(as_float(m[j * K + i]), h[i], t);
+        y[j] = t;
+    }
+}
+
+/*
+ * s = m y for the inverse DCT (m = F transposed), by the same symmetry:
+ * for a < 4, e = sum over the even r of m(a, r) y[r] and o = the same over
+ * the odd r, each in increasing r as in bm3d_matrix_apply(); then
+ * s[a] = e + o and s[7 - a] = e - o.
+ */
+static void bm3d_idct_apply(__constant uint *m, const float *y, float *s)
+{
+#pragma unroll
+    for (int a = 0; a < K / 2; a++) {
+        float e = as_float(m[a * K]) * y[0];
+        float o = as_float(m[a * K + 1]) * y[1];
+
+#pragma unroll
+        for (int r = 2; r < K; r += 2) {
+            e = fma(as_float(m[a * K + r]), y[r], e);
+            o = fma(as_float(m[a * K + r + 1]), y[r + 1], o);
+        }
+        s[a]         = e + o;
+        s[K - 1 - a] = e - o;
+    }
+}
+
+/* How a pass applies its matrix: any matrix by 8-term sums, or the DCT or
+ * its inverse by their symmetry (half the multiplications). */
+#define BM3D_PASS_MATRIX 0
+#define BM3D_PASS_DCT    1
+#define BM3D_PASS_IDCT   2
+
 /* One pass of the separable 2-D transform m over the n patches of 'stack',
- * in place: along the rows (along b) when 'rows', else along the columns. A
- * work-item takes lines lid, lid + 64, ...: line l is row or column l % 8
- * of patch l / 8, read into registers, transformed and written back (no
- * other work-item touches it during the pass). */
+ * in place: along the rows (along b) when 'rows', else along the columns;
+ * 'kind' is one of BM3D_PASS_*. A work-item takes lines lid, lid + 64, ...:
+ * line l is row or column l % 8 of patch l / 8, read into registers,
+ * transformed and written back (no other work-item touches it during the
+ * pass). */
 static void bm3d_transform_pass(__constant uint *m, __local float *stack,
-                                int n, const int rows, int lid)
+                                int n, const int rows, const int kind, int lid)
 {
     for (int l = lid; l < n * K; l += KK) {
         int z = l / K, c = l % K;
@@ -128,24 +187,30 @@ static void bm3d_transform_pass(__constant uint *m, __local float *stack,
 #pragma unroll
         for (int i = 0; i < K; i++)
             s[i] = stack[base + i * stride];
-        bm3d_matrix_apply(m, s, y);
+        if (kind == BM3D_PASS_DCT)
+            bm3d_dct_apply(m, s, y);
+        else if (kind == BM3D_PASS_IDCT)
+            bm3d_idct_apply(m, s, y);
+        else
+            bm3d_matrix_apply(m, s, y);
 #pragma unroll
         for (int i = 0; i < K; i++)
             stack[base + i * stride] = y[i];
     }
 }
 
-/* Forward 2-D transform (matrix fwd: DCT or Bior1.5) of the n patches of
- * 'stack' into the registers x of work-item (a, b): rows first, then
- * columns. */
+/* Forward 2-D transform (matrix fwd: the DCT where 'dct', else Bior1.5) of
+ * the n patches of 'stack' into the registers x of work-item (a, b): rows
+ * first, then columns. */
 static void bm3d_transform_forward(__local float *stack, __constant uint *fwd,
-                                   int n, int lid, float *x)
+                                   int n, const int dct, int lid, float *x)
 {
     int a = lid / K, b = lid % K;
+    const int kind = dct ? BM3D_PASS_DCT : BM3D_PASS_MATRIX;
 
-    bm3d_transform_pass(fwd, stack, n, 1, lid);
+    bm3d_transform_pass(fwd, stack, n, 1, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(fwd, stack, n, 0, lid);
+    bm3d_transform_pass(fwd, stack, n, 0, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int z = 0; z < NB; z++)
@@ -155,20 +220,22 @@ static void bm3d_transform_forward(__local float *stack, __constant uint *fwd,
 }
 
 /* Inverse 2-D transform of the registers x (columns, then rows) into
- * 'stack'; inv is the inverse matrix (the transpose for the DCT). */
+ * 'stack'; inv is the inverse matrix (the transpose for the DCT, 'dct'). */
 static void bm3d_transform_inverse(__local float *stack, __constant uint *inv,
-                                   int n, int lid, const float *x)
+                                   int n, const int dct, int lid,
+                                   const float *x)
 {
     int a = lid / K, b = lid % K;
+    const int kind = dct ? BM3D_PASS_IDCT : BM3D_PASS_MATRIX;
 
 #pragma unroll
     for (int z = 0; z < NB; z++)
         if (z < n)
             stack[BM3D_AT(z, a, b)] = x[z];
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, stack, n, 0, lid);
+    bm3d_transform_pass(inv, stack, n, 0, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, stack, n, 1, lid);
+    bm3d_transform_pass(inv, stack, n, 1, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -418,6 +485,7 @@ static void bm3d_filter_group(__global const float *noisy,
     int n = bm3d_group_size(distances, r, group, tau);
     __constant uint *fwd = wiener ? bm3d_fwd2 : bm3d_fwd1;
     __constant uint *inv = wiener ? bm3d_inv2 : bm3d_inv1;
+    const int dct = wiener || BM3D_DCT1;
 
     if (wiener) {
         /* the oracle's stack: after the noisy one where both are loaded at
@@ -430,12 +498,12 @@ static void bm3d_filter_group(__global const float *noisy,
                        basic_stack);
         else
             bm3d_load(basic, positions, r, n, width, lid, basic_stack);
-        bm3d_transform_forward(basic_stack, fwd, n, lid, oracle);
+        bm3d_transform_forward(basic_stack, fwd, n, dct, lid, oracle);
         bm3d_group_forward(oracle, n);
     }
     if (!wiener || !BM3D_LOAD_BOTH)
         bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_transform_forward(stack, fwd, n, lid, x);
+    bm3d_transform_forward(stack, fwd, n, dct, lid, x);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -464,7 +532,7 @@ static void bm3d_filter_group(__global const float *noisy,
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
 
     bm3d_group_inverse(x, n);
-    bm3d_transform_inverse(stack, inv, n, lid, x);
+    bm3d_transform_inverse(stack, inv, n, dct, lid, x);
 
     /* the accumulator index of each patch, once (patch lid by work-item
      * lid), and its weight */

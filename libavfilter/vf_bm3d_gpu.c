@@ -383,7 +383,8 @@ static void define_matrix(AVBPrint *defines, const char *name, int step,
 
 /* The 2-D transforms of both steps (step 2 always uses the DCT) and their
  * inverses, as constants of the program: BM3D_FWD1, BM3D_INV1, BM3D_FWD2,
- * BM3D_INV2. */
+ * BM3D_INV2, and BM3D_DCT1, whether step 1's is the DCT (which the kernels
+ * apply by its symmetry). */
 static void define_transforms(const BM3DGPUContext *s, AVBPrint *defines)
 {
     float fwd[BLOCK * BLOCK], inv[BLOCK * BLOCK];
@@ -393,6 +394,7 @@ static void define_transforms(const BM3DGPUContext *s, AVBPrint *defines)
         define_matrix(defines, "BM3D_FWD", i + 1, fwd);
         define_matrix(defines, "BM3D_INV", i + 1, inv);
     }
+    av_bprintf(defines, "#define BM3D_DCT1 %d\n", s->transform != TRANSFORM_BIOR);
 }
 
 /* The program with its compile-time constants, and the filter's kernels. */

@@ -292,6 +292,7 @@ void bm3d_init_tables(BM3DTables *t, float beta, int bior, int haar)
             t->kaiser[a][b] = (float)(w[a] * w[b]);
     for (a = 0; a < K; a++)
         t->kaiser1[a] = (float)w[a];
+    t->dct  = !bior;
     t->haar = haar;
 }
 
@@ -449,43 +450,104 @@ static float dot8(const float *m, const float *x, int stride)
     return s;
 }
 
+/* The same over the 4 terms i = first, first + step, .. < 8 (step 1 or 2). */
+static float dot4(const float *m, const float *x, int first, int step)
+{
+    float s = m[first] * x[first];
+
+    for (int i = first + step; i < first + 4 * step; i += step)
+        s = fmaf(m[i], x[i], s);
+    return s;
+}
+
+/*
+ * One line of the forward transform: y[j] = sum over i of C(j, i) x[i * stride].
+ * Bior1.5: dot8(). The DCT, by its symmetry (row j of C is symmetric about
+ * its middle for even j, antisymmetric for odd j): with u[i] = x[i] +
+ * x[7 - i] and v[i] = x[i] - x[7 - i] for i < 4, y[j] = dot4 of C(j, 0..3)
+ * with u for even j, with v for odd j.
+ */
+static void forward1d(const BM3DTables *t, const float *x, int stride, float *y)
+{
+    float uv[2][K];
+
+    if (!t->dct) {
+        for (int j = 0; j < K; j++)
+            y[j] = dot8(t->C[j], x, stride);
+        return;
+    }
+    for (int i = 0; i < K / 2; i++) {
+        uv[0][i] = x[i * stride] + x[(K - 1 - i) * stride];
+        uv[1][i] = x[i * stride] - x[(K - 1 - i) * stride];
+    }
+    for (int j = 0; j < K; j++)
+        y[j] = dot4(t->C[j], uv[j & 1], 0, 1);
+}
+
+/*
+ * One line of the inverse transform: y[a] = sum over r of Ci(a, r) x[r * stride].
+ * Bior1.5: dot8(). The DCT (Ci = C transposed), by the same symmetry: for
+ * a < 4, e = dot4 of Ci(a, r) x[r] over the even r, o = the same over the odd
+ * r; y[a] = e + o, y[7 - a] = e - o.
+ */
+static void inverse1d(const BM3DTables *t, const float *x, int stride, float *y)
+{
+    float v[K];
+
+    if (!t->dct) {
+        for (int a = 0; a < K; a++)
+            y[a] = dot8(t->Ci[a], x, stride);
+        return;
+    }
+    for (int r = 0; r < K; r++)
+        v[r] = x[r * stride];
+    for (int a = 0; a < K / 2; a++) {
+        float e = dot4(t->Ci[a], v, 0, 2), o = dot4(t->Ci[a], v, 1, 2);
+
+        y[a]         = e + o;
+        y[K - 1 - a] = e - o;
+    }
+}
+
 /*
  * Forward 2-D transform (C: DCT or Bior1.5) of the patch at 'src' (pitch
  * 'width') into X[r * 8 + c]. Rows first: T(a, c) = sum over b of
  * C(c, b) P(a, b); then columns: X(r, c) = sum over a of C(r, a) T(a, c);
- * each sum by dot8().
+ * each line by forward1d().
  */
 static void dct2_forward(const BM3DTables *t, const float *src, int width,
                          float *X)
 {
-    float T[K][K];
+    float T[K][K], y[K];
     int r, c, a;
 
     for (a = 0; a < K; a++)
-        for (c = 0; c < K; c++)
-            T[a][c] = dot8(t->C[c], src + a * width, 1);
-    for (r = 0; r < K; r++)
-        for (c = 0; c < K; c++)
-            X[r * K + c] = dot8(t->C[r], &T[0][c], K);
+        forward1d(t, src + a * width, 1, T[a]);
+    for (c = 0; c < K; c++) {
+        forward1d(t, &T[0][c], K, y);
+        for (r = 0; r < K; r++)
+            X[r * K + c] = y[r];
+    }
 }
 
 /*
  * Inverse 2-D transform (Ci, the transpose of C for the DCT) of
  * X[r * 8 + c] into P[a * 8 + b]. Columns first: T(a, c) = sum over r of
  * Ci(a, r) X(r, c); then rows: P(a, b) = sum over c of Ci(b, c) T(a, c);
- * each sum by dot8().
+ * each line by inverse1d().
  */
 static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
 {
-    float T[K][K];
-    int c, a, b;
+    float T[K][K], y[K];
+    int c, a;
 
+    for (c = 0; c < K; c++) {
+        inverse1d(t, X + c, K, y);
+        for (a = 0; a < K; a++)
+            T[a][c] = y[a];
+    }
     for (a = 0; a < K; a++)
-        for (c = 0; c < K; c++)
-            T[a][c] = dot8(t->Ci[a], X + c, K);
-    for (a = 0; a < K; a++)
-        for (b = 0; b < K; b++)
-            P[a * K + b] = dot8(t->Ci[b], T[a], 1);
+        inverse1d(t, T[a], 1, P + a * K);
 }
 
 /*

@@ -49,6 +49,7 @@ typedef struct BM3DTables {
                                            DCT: C transposed) */
     float kaiser[BM3D_PATCH][BM3D_PATCH]; /* aggregation window, [a][b] */
     float kaiser1[BM3D_PATCH];            /* its 1-D factor, in float */
+    int   dct;          /* C is the DCT, applied by its symmetry */
     int   haar;         /* Haar instead of Walsh-Hadamard along the group */
 } BM3DTables;
 

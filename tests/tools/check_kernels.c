@@ -419,8 +419,9 @@ static cl_program build_sources(const char *defines, int first, int last)
 /*
  * Appends to 'defines' the 2-D transforms of both steps as
  * define_transforms() of vf_bm3d_gpu.c writes them (BM3D_FWD1, BM3D_INV1,
- * BM3D_FWD2, BM3D_INV2: the bits of the coefficients), from the model's
- * tables: step 1 Bior1.5 when 'bior', else the DCT; step 2 the DCT.
+ * BM3D_FWD2, BM3D_INV2: the bits of the coefficients, and BM3D_DCT1), from
+ * the model's tables: step 1 Bior1.5 when 'bior', else the DCT; step 2 the
+ * DCT.
  */
 static void append_transforms(char *defines, int bior)
 {
@@ -446,6 +447,8 @@ static void append_transforms(char *defines, int bior)
                 die("program defines too long");
         }
     }
+    snprintf(defines + strlen(defines), DEFINES_SIZE - strlen(defines),
+             "#define BM3D_DCT1 %d\n", !bior);
 }
 
 /*
