@@ -263,9 +263,11 @@ __kernel void vbm3d_search(__global const float *frames,
 
     search_init(gdist, gpos, ref_pos, 1);
     vbm3d_merge(gdist, gpos, dist, pos, 1);
-    vbm3d_search_direction(frames, ref, width, height, ring, ref_slot, 1,
-                           nb_future, radius2, dist, pos, gdist, gpos);
-    vbm3d_search_direction(frames, ref, width, height, ring, ref_slot, -1,
-                           nb_past, radius2, dist, pos, gdist, gpos);
+    /* forward (d = 0), then backward, one copy of the code */
+#pragma unroll 1
+    for (int d = 0; d < 2; d++)
+        vbm3d_search_direction(frames, ref, width, height, ring, ref_slot,
+                               d ? -1 : 1, d ? nb_past : nb_future, radius2,
+                               dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }
