@@ -32,14 +32,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include "cl_as_cuda.h"
+#include "search_kernels.cuh"
 
-#define NB_NEIGHBORS       16
-#define SEARCH_TILE        16
-#define SEARCH_UNROLL      4
-#define SEARCH_ROWS_UNROLL 8
-#define SEARCH_EDGE_LANES  32
-#define IO_ROWS            4
 #define BM3D_HAAR          1
 #define BM3D_INT64_ATOMICS 1
 #define BM3D_DCT1          1
@@ -60,27 +54,8 @@ __device__ __forceinline__ float clamp(float x, float lo, float hi)
 
 #include "bm3d_matrices.h"
 #define static static __device__ __forceinline__
-#include "patch_search.cl"
 #include "bm3d_gpu_cuda.cl"
 #undef static
-
-struct Search {
-    const float *frames;
-    int width, height, radius, nx, ny, regular_nx, regular_ny;
-    uint *positions;
-    float *distances;
-    int local0;
-};
-
-extern "C" __global__ void __launch_bounds__(256)
-squares_8x4_u11_keys(Search s)
-{
-    extern __shared__ float smem[];
-    search_squares(s.frames, 1, s.width * s.height, make_float4(1, 0, 0, 0),
-                   s.width, s.height, 0, 1, 1, 0, 8, 4, 4, s.radius, s.nx,
-                   s.ny, s.regular_nx, s.regular_ny, 0, 1, s.positions,
-                   s.distances, smem, smem + s.local0 / 4, 11, 1);
-}
 
 /* The arguments of bm3d_filter_group() for one still gray frame. */
 struct Filter {

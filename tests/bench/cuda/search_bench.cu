@@ -25,67 +25,7 @@
  */
 
 #include <cstring>
-#include "cl_as_cuda.h"
-
-#define NB_NEIGHBORS       16
-#define SEARCH_TILE        16
-#define SEARCH_UNROLL      4
-#define SEARCH_ROWS_UNROLL 8
-#define SEARCH_EDGE_LANES  32
-#define IO_ROWS            4
-#define static static __device__ __forceinline__
-#include "patch_search.cl"
-#undef static
-
-/* The arguments of a work-group search of one frame of one channel. */
-struct Search {
-    const float *frames;
-    int width, height, radius, nx, ny, regular_nx, regular_ny;
-    uint *positions;
-    float *distances;
-    int local0;     /* bytes of the reference tile */
-};
-
-#define SEARCH_ARGS(s, patch, step, block)                                  \
-    s.frames, 1, s.width * s.height, make_float4(1, 0, 0, 0), s.width,     \
-    s.height, 0, 1, 1, 0, patch, step, block, s.radius, s.nx, s.ny,        \
-    s.regular_nx, s.regular_ny, 0, 1, s.positions, s.distances, smem,      \
-    smem + s.local0 / 4
-
-extern "C" __global__ void __launch_bounds__(256)
-squares_8x4_u11(Search s)
-{
-    extern __shared__ float smem[];
-    search_squares(SEARCH_ARGS(s, 8, 4, 4), 11, 0);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-squares_8x4_u11_keys(Search s)
-{
-    extern __shared__ float smem[];
-    search_squares(SEARCH_ARGS(s, 8, 4, 4), 11, 1);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-rows_5x1(Search s)
-{
-    extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 5, 1, 1), 0);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-rows_5x1_keys(Search s)
-{
-    extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 5, 1, 1), 1);
-}
-
-extern "C" __global__ void __launch_bounds__(256)
-rows_8x3(Search s)
-{
-    extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 8, 3, 1), 0);
-}
+#include "search_kernels.cuh"
 
 static int grid_nx, grid_regular_nx, grid_regular_ny;
 
