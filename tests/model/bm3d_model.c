@@ -469,7 +469,7 @@ static float dot4(const float *m, const float *x, int first, int step)
  */
 static void forward1d(const BM3DTables *t, const float *x, int stride, float *y)
 {
-    float uv[2][K];
+    float uv[2][K / 2];
 
     if (!t->dct) {
         for (int j = 0; j < K; j++)
