@@ -34,10 +34,12 @@
  * (a, b) = (lid / 8, lid % 8) holds sample or coefficient (a, b) of every
  * patch of the group in registers. The 2-D transforms go through local
  * memory a line at a time (a work-item transforms a row or a column of a
- * patch in registers), the 1-D transform along the group stays in
- * registers, and the result is added to fixed-point accumulators with
- * 64-bit integer atomics, so the output does not depend on the order of
- * the groups.
+ * patch in registers): the forward one's columns straight from the plane,
+ * the inverse one's columns straight into the accumulators, so that each
+ * sample crosses local memory four times a transform less. The 1-D
+ * transform along the group stays in registers, and the result is added to
+ * fixed-point accumulators with 64-bit integer atomics, so the output does
+ * not depend on the order of the groups.
  */
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -169,6 +171,18 @@ static void bm3d_idct_apply(__constant uint *m, const float *y, float *s)
 #define BM3D_PASS_DCT    1
 #define BM3D_PASS_IDCT   2
 
+/* y = m s by the pass's kind (BM3D_PASS_*). */
+static void bm3d_line_apply(__constant uint *m, const int kind, const float *s,
+                            float *y)
+{
+    if (kind == BM3D_PASS_DCT)
+        bm3d_dct_apply(m, s, y);
+    else if (kind == BM3D_PASS_IDCT)
+        bm3d_idct_apply(m, s, y);
+    else
+        bm3d_matrix_apply(m, s, y);
+}
+
 /* One pass of the separable 2-D transform m over the n patches of 'stack',
  * in place: along the rows (along b) when 'rows', else along the columns;
  * 'kind' is one of BM3D_PASS_*. A work-item takes lines lid, lid + 64, ...:
@@ -187,56 +201,139 @@ static void bm3d_transform_pass(__constant uint *m, __local float *stack,
 #pragma unroll
         for (int i = 0; i < K; i++)
             s[i] = stack[base + i * stride];
-        if (kind == BM3D_PASS_DCT)
-            bm3d_dct_apply(m, s, y);
-        else if (kind == BM3D_PASS_IDCT)
-            bm3d_idct_apply(m, s, y);
-        else
-            bm3d_matrix_apply(m, s, y);
+        bm3d_line_apply(m, kind, s, y);
 #pragma unroll
         for (int i = 0; i < K; i++)
             stack[base + i * stride] = y[i];
     }
 }
 
-/* Forward 2-D transform (matrix fwd: the DCT where 'dct', else Bior1.5) of
- * the n patches of 'stack' into the registers x of work-item (a, b): rows
- * first, then columns. */
-static void bm3d_transform_forward(__local float *stack, __constant uint *fwd,
-                                   int n, const int dct, int lid, float *x)
+/*
+ * The first pass of the forward 2-D transform, along the columns, straight
+ * from the plane: work-item lid takes lines lid, lid + 64, ...: column
+ * l % 8 of patch l / 8 of the group's n patches (positions from table row
+ * r), read from 'plane' (pitch 'width'), transformed and written to
+ * 'stack'. With 'two' (the Wiener step's oracle) the same column of plane2
+ * goes to stack2 in the same loop, so that the loads overlap.
+ */
+static void bm3d_load_columns(__constant uint *m, const int kind,
+                              __global const float *plane,
+                              __global const float *plane2,
+                              const int two, __global const uint *positions,
+                              int r, int n, int width, int lid,
+                              __local float *stack, __local float *stack2)
+{
+    for (int l = lid; l < n * K; l += KK) {
+        int z = l / K, c = l % K;
+        uint p = positions[r * NB + z] + c;
+        float s[K], s2[K], y[K];
+
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            s[i] = plane[p + i * width];
+            if (two)
+                s2[i] = plane2[p + i * width];
+        }
+        bm3d_line_apply(m, kind, s, y);
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            stack[BM3D_AT(z, i, c)] = y[i];
+        if (two) {
+            bm3d_line_apply(m, kind, s2, y);
+#pragma unroll
+            for (int i = 0; i < K; i++)
+                stack2[BM3D_AT(z, i, c)] = y[i];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Coefficient (a, b) = (lid / 8, lid % 8) of the n patches of 'stack' into
+ * the registers x. */
+static void bm3d_stack_read(__local const float *stack, int n, int lid,
+                            float *x)
 {
     int a = lid / K, b = lid % K;
-    const int kind = dct ? BM3D_PASS_DCT : BM3D_PASS_MATRIX;
 
-    bm3d_transform_pass(fwd, stack, n, 1, kind, lid);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(fwd, stack, n, 0, kind, lid);
-    barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int z = 0; z < NB; z++)
         if (z < n)
             x[z] = stack[BM3D_AT(z, a, b)];
-    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* Inverse 2-D transform of the registers x (columns, then rows) into
- * 'stack'; inv is the inverse matrix (the transpose for the DCT, 'dct'). */
-static void bm3d_transform_inverse(__local float *stack, __constant uint *inv,
-                                   int n, const int dct, int lid,
-                                   const float *x)
+/*
+ * The forward 2-D transform (fwd: the DCT where 'dct', else Bior1.5) of the
+ * n patches of the group into the registers x of work-item (a, b): columns
+ * first, read from 'plane' (bm3d_load_columns()), then rows. With 'two',
+ * the same transform of plane2's patches into x2, stack2 holding them. The caller puts a barrier between the reads of the stacks
+ * here and the next writes to them.
+ */
+static void bm3d_transform_forward(__global const float *plane,
+                                   __global const float *plane2, const int two,
+                                   __global const uint *positions, int r,
+                                   int n, int width, __constant uint *fwd,
+                                   const int dct, int lid,
+                                   __local float *stack,
+                                   __local float *stack2, float *x, float *x2)
+{
+    const int kind = dct ? BM3D_PASS_DCT : BM3D_PASS_MATRIX;
+
+    bm3d_load_columns(fwd, kind, plane, plane2, two, positions, r, n, width,
+                      lid, stack, stack2);
+    bm3d_transform_pass(fwd, stack, n, 1, kind, lid);
+    if (two)
+        bm3d_transform_pass(fwd, stack2, n, 1, kind, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    bm3d_stack_read(stack, n, lid, x);
+    if (two)
+        bm3d_stack_read(stack2, n, lid, x2);
+}
+
+/*
+ * The inverse 2-D transform of the registers x (rows, then columns; inv is
+ * the inverse matrix, the transpose for the DCT, 'dct') and the
+ * aggregation: each sample of patch z, times the window and the group's
+ * weight, added at corner[z] (unless negative) in num. The last pass, along
+ * the columns, adds its results as it makes them: work-item lid takes
+ * column l % 8 of patch l / 8 for l = lid, lid + 64, ...
+ */
+static void bm3d_transform_inverse_add(__local float *stack,
+                                       __constant uint *inv, int n,
+                                       const int dct, int lid, const float *x,
+                                       float weight, __constant float *kaiser,
+                                       __local const int *corner,
+                                       __global long *num, int width)
 {
     int a = lid / K, b = lid % K;
     const int kind = dct ? BM3D_PASS_IDCT : BM3D_PASS_MATRIX;
+    float kw[K];
 
 #pragma unroll
     for (int z = 0; z < NB; z++)
         if (z < n)
             stack[BM3D_AT(z, a, b)] = x[z];
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, stack, n, 0, kind, lid);
-    barrier(CLK_LOCAL_MEM_FENCE);
     bm3d_transform_pass(inv, stack, n, 1, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* the column of a work-item is the same in each of its lines */
+#pragma unroll
+    for (int i = 0; i < K; i++)
+        kw[i] = weight * kaiser[i * K + b];
+    for (int l = lid; l < n * K; l += KK) {
+        int z = l / K, p = corner[z];
+        float s[K], y[K];
+
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            s[i] = stack[BM3D_AT(z, i, b)];
+        bm3d_line_apply(inv, kind, s, y);
+        if (p < 0)
+            continue;
+#pragma unroll
+        for (int i = 0; i < K; i++)
+            bm3d_accumulate(num, p + i * width + b,
+                            convert_long_rte(kw[i] * y[i] * FIX_ONE));
+    }
 }
 
 /*
@@ -381,42 +478,14 @@ static int bm3d_group_size(__global const float *distances, int r, int group,
     return n;
 }
 
-static void bm3d_load(__global const float *plane, __global const uint *positions,
-                      int r, int n, int width, int lid, __local float *stack)
-{
-    int a = lid / K, b = lid % K;
-
-    for (int z = 0; z < n; z++)
-        stack[BM3D_AT(z, a, b)] = plane[positions[r * NB + z] + a * width + b];
-    barrier(CLK_LOCAL_MEM_FENCE);
-}
-
 /*
- * The Wiener step loads its noisy and basic stacks at once, so that the
- * loads overlap, into two stacks of local memory, where the groups are of
- * at most 16 patches (on the H100: `fast`'s filter2 0.90 -> 0.81 ms at
+ * The Wiener step transforms its noisy and basic stacks at once, so that
+ * the loads overlap, into two stacks of local memory, where the groups are
+ * of at most 16 patches (on the H100: `fast`'s filter2 0.90 -> 0.81 ms at
  * 1080p); two stacks of 32 patches (`ref`, 18 KiB) cost more occupancy
  * than they save (3.29 -> 3.54 ms).
  */
 #define BM3D_LOAD_BOTH (NB <= 16)
-
-/* The n patches of two planes at the same positions, into two stacks. */
-static void bm3d_load2(__global const float *plane1,
-                       __global const float *plane2,
-                       __global const uint *positions, int r, int n,
-                       int width, int lid, __local float *stack1,
-                       __local float *stack2)
-{
-    int a = lid / K, b = lid % K;
-
-    for (int z = 0; z < n; z++) {
-        uint p = positions[r * NB + z] + a * width + b;
-
-        stack1[BM3D_AT(z, a, b)] = plane1[p];
-        stack2[BM3D_AT(z, a, b)] = plane2[p];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-}
 
 /*
  * Where the patch at p of the rings of 'ring' planes of plane_size samples
@@ -478,8 +547,8 @@ static void bm3d_filter_group(__global const float *noisy,
                               __local int *corner)
 {
     int lid = get_local_id(0);
-    int a   = lid / K, b = lid % K;
     int r   = get_group_id(1) * nx + get_group_id(0);
+    int p   = -1;
     float x[NB], oracle[NB];
     float weight, sum = 0.0f;
     int n = bm3d_group_size(distances, r, group, tau);
@@ -487,23 +556,21 @@ static void bm3d_filter_group(__global const float *noisy,
     __constant uint *inv = wiener ? bm3d_inv2 : bm3d_inv1;
     const int dct = wiener || BM3D_DCT1;
 
-    if (wiener) {
-        /* the oracle's stack: after the noisy one where both are loaded at
-         * once, else the same, before the noisy patches */
-        __local float *basic_stack = BM3D_LOAD_BOTH ? stack + NB * PATCH_PITCH
-                                                    : stack;
-
-        if (BM3D_LOAD_BOTH)
-            bm3d_load2(noisy, basic, positions, r, n, width, lid, stack,
-                       basic_stack);
-        else
-            bm3d_load(basic, positions, r, n, width, lid, basic_stack);
-        bm3d_transform_forward(basic_stack, fwd, n, dct, lid, oracle);
-        bm3d_group_forward(oracle, n);
+    if (wiener && BM3D_LOAD_BOTH) {
+        bm3d_transform_forward(noisy, basic, 1, positions, r, n, width, fwd,
+                               dct, lid, stack, stack + NB * PATCH_PITCH, x,
+                               oracle);
+    } else if (wiener) {
+        /* the oracle first, through the same stack */
+        bm3d_transform_forward(basic, NULL, 0, positions, r, n, width, fwd,
+                               dct, lid, stack, NULL, oracle, NULL);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
+    if (wiener)
+        bm3d_group_forward(oracle, n);
     if (!wiener || !BM3D_LOAD_BOTH)
-        bm3d_load(noisy, positions, r, n, width, lid, stack);
-    bm3d_transform_forward(stack, fwd, n, dct, lid, x);
+        bm3d_transform_forward(noisy, NULL, 0, positions, r, n, width, fwd,
+                               dct, lid, stack, NULL, x, NULL);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -522,6 +589,14 @@ static void bm3d_filter_group(__global const float *noisy,
         }
     }
 
+    /* the accumulator index of each patch, once (patch lid by work-item
+     * lid), for after the barrier below */
+    if (lid < n) {
+        p = bm3d_acc_position(positions[r * NB + lid], plane_size, ring,
+                              ref_slot, nb_aggregated, acc_ref, acc_ring);
+        corner[lid] = p;
+    }
+
     /* group weight: 1 / kept coefficients, or 1 / sum of squared Wiener
      * gains, summed over the work-items in row-major order */
     partial[lid] = sum;
@@ -530,33 +605,12 @@ static void bm3d_filter_group(__global const float *noisy,
     for (int i = 0; i < KK; i++)
         sum += partial[i];
     weight = wiener ? 1.0f / fmax(sum, 1e-3f) : 1.0f / fmax(sum, 1.0f);
+    if (lid < n && p >= 0)
+        bm3d_accumulate(weights, p, convert_long_rte(weight * FIX_ONE));
 
     bm3d_group_inverse(x, n);
-    bm3d_transform_inverse(stack, inv, n, dct, lid, x);
-
-    /* the accumulator index of each patch, once (patch lid by work-item
-     * lid), and its weight */
-    if (lid < n) {
-        int p = bm3d_acc_position(positions[r * NB + lid], plane_size, ring,
-                                  ref_slot, nb_aggregated, acc_ref, acc_ring);
-
-        corner[lid] = p;
-        if (p >= 0)
-            bm3d_accumulate(weights, p, convert_long_rte(weight * FIX_ONE));
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    {
-        float kw = weight * kaiser[lid];
-
-        for (int z = 0; z < n; z++) {
-            int p = corner[z];
-
-            if (p >= 0)
-                bm3d_accumulate(num, p + a * width + b,
-                                convert_long_rte(kw * stack[BM3D_AT(z, a, b)] *
-                                                 FIX_ONE));
-        }
-    }
+    bm3d_transform_inverse_add(stack, inv, n, dct, lid, x, weight, kaiser,
+                               corner, num, width);
 }
 
 #define BM3D_FILTER_KERNEL(name, wiener)                                       \

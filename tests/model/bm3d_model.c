@@ -511,43 +511,43 @@ static void inverse1d(const BM3DTables *t, const float *x, int stride, float *y)
 
 /*
  * Forward 2-D transform (C: DCT or Bior1.5) of the patch at 'src' (pitch
- * 'width') into X[r * 8 + c]. Rows first: T(a, c) = sum over b of
- * C(c, b) P(a, b); then columns: X(r, c) = sum over a of C(r, a) T(a, c);
+ * 'width') into X[r * 8 + c]. Columns first: T(r, b) = sum over a of
+ * C(r, a) P(a, b); then rows: X(r, c) = sum over b of C(c, b) T(r, b);
  * each line by forward1d().
  */
 static void dct2_forward(const BM3DTables *t, const float *src, int width,
                          float *X)
 {
     float T[K][K], y[K];
-    int r, c, a;
+    int r, b;
 
-    for (a = 0; a < K; a++)
-        forward1d(t, src + a * width, 1, T[a]);
-    for (c = 0; c < K; c++) {
-        forward1d(t, &T[0][c], K, y);
+    for (b = 0; b < K; b++) {
+        forward1d(t, src + b, width, y);
         for (r = 0; r < K; r++)
-            X[r * K + c] = y[r];
+            T[r][b] = y[r];
     }
+    for (r = 0; r < K; r++)
+        forward1d(t, T[r], 1, X + r * K);
 }
 
 /*
  * Inverse 2-D transform (Ci, the transpose of C for the DCT) of
- * X[r * 8 + c] into P[a * 8 + b]. Columns first: T(a, c) = sum over r of
- * Ci(a, r) X(r, c); then rows: P(a, b) = sum over c of Ci(b, c) T(a, c);
+ * X[r * 8 + c] into P[a * 8 + b]. Rows first: T(r, b) = sum over c of
+ * Ci(b, c) X(r, c); then columns: P(a, b) = sum over r of Ci(a, r) T(r, b);
  * each line by inverse1d().
  */
 static void dct2_inverse(const BM3DTables *t, const float *X, float *P)
 {
     float T[K][K], y[K];
-    int c, a;
+    int r, a, b;
 
-    for (c = 0; c < K; c++) {
-        inverse1d(t, X + c, K, y);
+    for (r = 0; r < K; r++)
+        inverse1d(t, X + r * K, 1, T[r]);
+    for (b = 0; b < K; b++) {
+        inverse1d(t, &T[0][b], K, y);
         for (a = 0; a < K; a++)
-            T[a][c] = y[a];
+            P[a * K + b] = y[a];
     }
-    for (a = 0; a < K; a++)
-        inverse1d(t, T[a], 1, P + a * K);
 }
 
 /*
