@@ -9,8 +9,10 @@
  * reference patch 16 times), and the Wiener step takes the same frame as
  * its basic estimate, with the first step's largest distance so that its
  * groups are as large. run.sh builds it from a copy of bm3d_gpu.cl whose
- * constant tables are made __device__ (cl_as_cuda.h maps __constant to
- * nothing) and from the 2-D transforms that vf_bm3d_gpu.c writes
+ * constant tables are made __constant__ (cl_as_cuda.h maps the address
+ * space qualifier __constant to nothing), so that, as in NVIDIA's OpenCL
+ * build, the matrices are read from the constant bank rather than by
+ * global loads, and from the 2-D transforms that vf_bm3d_gpu.c writes
  * (BM3D_FWD1 ..., in a generated header).
  *
  * This file is part of FFmpeg.

@@ -18,10 +18,12 @@ export PATH=$PATH:/usr/local/cuda/bin
 mkdir -p "$OUT/gen"
 wants() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 
-# filter_bench's sources: bm3d_gpu.cl with its constant tables __device__
-# (cl_as_cuda.h maps __constant to nothing), and the DCT matrices of both
-# steps as define_transforms() of vf_bm3d_gpu.c writes them
-sed 's/^__constant uint /__device__ uint /' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
+# filter_bench's sources: bm3d_gpu.cl with its constant tables
+# __constant__ (cl_as_cuda.h maps __constant to nothing; __device__ tables
+# would be read by global loads, which NVIDIA's OpenCL build does not do),
+# and the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
+# writes them
+sed 's/^__constant uint /__constant__ uint /' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
 python3 - "$OUT/gen/bm3d_matrices.h" <<'PY'
 import math, struct, sys
 F = [[(math.sqrt(1 / 8) if r == 0 else math.sqrt(2 / 8)) *
