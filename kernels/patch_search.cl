@@ -991,10 +991,12 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
          positions, distances, ref_tile, sums);                              \
 }
 
-/* search_squares with 7, 8 or 11 offsets a pass, the last with keys too;
- * search_rows with or without keys */
+/* search_squares with 7, 8, 9 or 11 offsets a pass, the last two with keys
+ * too; search_rows with or without keys */
 #define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7, 0)
 #define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8, 0)
+#define SEARCH_SQUARES_9(...)  search_squares(__VA_ARGS__, 9, 0)
+#define SEARCH_SQUARES_9_KEYS(...)  search_squares(__VA_ARGS__, 9, 1)
 #define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11, 0)
 #define SEARCH_SQUARES_11_KEYS(...) search_squares(__VA_ARGS__, 11, 1)
 #define SEARCH_ROWS(...)       search_rows(__VA_ARGS__, 0)
@@ -1009,6 +1011,8 @@ SEARCH_WG_KERNEL(patch_search_rows_single, SEARCH_ROWS, patch, step, 1)
  * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
 SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4_u9, SEARCH_SQUARES_9, 8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_squares_8x4_u9_keys, SEARCH_SQUARES_9_KEYS, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11_keys, SEARCH_SQUARES_11_KEYS, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)

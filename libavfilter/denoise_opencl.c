@@ -411,6 +411,8 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_SQUARES]    = "patch_search_squares",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4] = "patch_search_squares_8x4",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7] = "patch_search_squares_8x4_u7",
+    [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9] = "patch_search_squares_8x4_u9",
+    [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9_KEYS] = "patch_search_squares_8x4_u9_keys",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11] = "patch_search_squares_8x4_u11",
     [DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS] = "patch_search_squares_8x4_u11_keys",
     [DENOISE_KERNEL_SEARCH_ROWS]       = "patch_search_rows",
@@ -616,8 +618,9 @@ static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
 /*
  * The squares search for 8x8 patches on a step of 4 whose passes over the
  * window's 2 * radius + 1 columns are fewest, then cover the fewest columns
- * outside it: 7, 8 or 11 offsets a pass (for the default window of 21, 2
- * passes of 11: on an H100 6 % faster than 3 of 7, 11 % than 3 of 8).
+ * outside it: 7, 8, 9 or 11 offsets a pass (for the default window of 21, 2
+ * passes of 11: on an H100 6 % faster than 3 of 7, 11 % than 3 of 8; for
+ * bm3d_gpu `fast`'s second window of 17, 2 passes of 9).
  * A pass's block sums use patch_search_tiled's local buffer, which holds
  * them for at most DENOISE_SEARCH_UNROLL * 4 offsets (blocks of 4).
  */
@@ -628,6 +631,7 @@ static int squares_8x4_entry(int radius)
     } entries[] = {
         { DENOISE_KERNEL_SEARCH_SQUARES_8X4,     8 },
         { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7,  7 },
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9,  9 },
         { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11, 11 },
     };
     int width = 2 * radius + 1, best = 0, best_passes = INT_MAX, best_cost = INT_MAX;
@@ -668,6 +672,8 @@ static int keys_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     int keys = entry == DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11 ?
                DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS :
+               entry == DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9 ?
+               DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9_KEYS :
                entry == DENOISE_KERNEL_SEARCH_ROWS_5X1 ?
                DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS : -1;
 

@@ -111,7 +111,7 @@ typedef struct BM3DStep {
 } BM3DStep;
 
 static const BM3DStep presets[3][2] = {
-    [PRESET_FAST]  = { { 4, 16, 21, 3000 }, { 4, 16, 21, 400 } },
+    [PRESET_FAST]  = { { 4, 16, 21, 3000 }, { 4, 16, 17, 400 } },
     [PRESET_REF]   = { { 3, 16, 39, 3000 }, { 3, 32, 39, 400 } },
     [PRESET_VIDEO] = { { 6,  8,  7, 2500, 5 }, { 4, 8, 7, 400, 5 } },
 };
@@ -1051,12 +1051,12 @@ static const AVOption bm3d_gpu_options[] = {
     BM3D_COMMON_OPTIONS("preset's, fast dct, ref bior", "haar"),
     { "preset", "parameter set",
       OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
-        { "fast", "step 4, 21x21 window, groups of 16, DCT, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
+        { "fast", "step 4, 21x21 then 17x17 window, groups of 16, DCT, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
         { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32, Bior1.5, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
     BM3D_STEP_OPTIONS("preset's, fast 4, ref 3", "preset's, fast 16, ref 16",
                       "preset's, fast 21, ref 39", "preset's, 3000",
                       "preset's, fast 4, ref 3", "preset's, fast 16, ref 32",
-                      "preset's, fast 21, ref 39", "preset's, 400"),
+                      "preset's, fast 17, ref 39", "preset's, 400"),
     DENOISE_OPENCL_SEARCH_OPTION(BM3DGPUContext, FLAGS),
     BM3D_TUNING_OPTIONS,
     { NULL }

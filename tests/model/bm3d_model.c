@@ -77,7 +77,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
         int transform, haar;
     } profiles[] = {
         /*          step window group tau                                  DCT Haar */
-        { "fast", { { 4, 21, 16, 3000.0f }, { 4, 21, 16, 400.0f } },        1,  1 },
+        { "fast", { { 4, 21, 16, 3000.0f }, { 4, 17, 16, 400.0f } },        1,  1 },
         { "ref",  { { 3, 39, 16, 3000.0f }, { 3, 39, 32, 400.0f } },        0,  1 },
     };
     size_t i;

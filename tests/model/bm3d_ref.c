@@ -48,7 +48,7 @@ static void usage(void)
         "  -estim E            final (both steps) or basic (step 1)   (final)\n"
         "  -basic F            also write the basic estimate to F\n"
         "  -step1/-step2 N     grid step, 1..8                 (fast 4/4, ref 3/3)\n"
-        "  -window1/-window2 N research window size            (fast 21/21, ref 39/39)\n"
+        "  -window1/-window2 N research window size            (fast 21/17, ref 39/39)\n"
         "  -group1/-group2 N   largest group, 1, 2, 4 .. 32    (fast 16/16, ref 16/32)\n"
         "  -tau1/-tau2 T       largest mean squared distance   (3000/400)\n"
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"

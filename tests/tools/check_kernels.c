@@ -72,11 +72,11 @@
  *   patch_search_squares (squares: integer samples, blocks of 2 to 8;
  *   and the specialised  rows: steps prime to the patch; tiled: the other
  *   entry points         steps on fractional samples; _rows_single and
- *                        _squares_8x4 (8, 7 and 11 offsets a pass: _u7,
- *                        _u11), _tiled_8x4, _rows_8x3, _rows_5x1 (5x5
- *                        patches) the steps they are compiled for, on
- *                        windows of 5, 11 and 21; _u11_keys and
- *                        _rows_5x1_keys, tables of keys, on integer
+ *                        _squares_8x4 (8, 7, 9 and 11 offsets a pass:
+ *                        _u7, _u9, _u11), _tiled_8x4, _rows_8x3, _rows_5x1
+ *                        (5x5 patches) the steps they are compiled for, on
+ *                        windows of 5, 11, 17 and 21; _u9_keys, _u11_keys
+ *                        and _rows_5x1_keys, tables of keys, on integer
  *                        samples),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
@@ -1024,6 +1024,7 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 /* The search kernels, as DENOISE_KERNEL_SEARCH* of denoise_opencl.h. */
 enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_SQUARES_8X4_U7,
+       SEARCH_SQUARES_8X4_U9, SEARCH_SQUARES_8X4_U9_KEYS,
        SEARCH_SQUARES_8X4_U11, SEARCH_SQUARES_8X4_U11_KEYS, SEARCH_TILED_8X4,
        SEARCH_ROWS_8X3, SEARCH_ROWS_5X1, SEARCH_ROWS_5X1_KEYS, SEARCH_NB };
 
@@ -1048,6 +1049,8 @@ static const struct {
     [SEARCH_ROWS_SINGLE] = { "patch_search_rows_single", SEARCH_ROWS,   -1 },
     [SEARCH_SQUARES_8X4] = { "patch_search_squares_8x4", SEARCH_SQUARES, 4 },
     [SEARCH_SQUARES_8X4_U7] = { "patch_search_squares_8x4_u7", SEARCH_SQUARES, 4 },
+    [SEARCH_SQUARES_8X4_U9] = { "patch_search_squares_8x4_u9", SEARCH_SQUARES, 4 },
+    [SEARCH_SQUARES_8X4_U9_KEYS] = { "patch_search_squares_8x4_u9_keys", SEARCH_SQUARES, 4, 0, 1 },
     [SEARCH_SQUARES_8X4_U11] = { "patch_search_squares_8x4_u11", SEARCH_SQUARES, 4 },
     [SEARCH_SQUARES_8X4_U11_KEYS] = { "patch_search_squares_8x4_u11_keys", SEARCH_SQUARES, 4, 0, 1 },
     [SEARCH_TILED_8X4]   = { "patch_search_tiled_8x4",   SEARCH_TILED,   4 },
@@ -1333,7 +1336,7 @@ static void check_search(cl_program prog, int entry)
     static const int all_steps[] = { 1, 3, 4, 8 };
     static const int block_steps[] = { 2, 4, 8 };   /* blocks of 2 .. 8 */
     static const int prime_steps[] = { 1, 3, 5 };   /* blocks of 1 */
-    static const int radii[]  = { 2, 5, 10 };
+    static const int radii[]  = { 2, 5, 8, 10 };
     static const int all_levels[]     = { 2, 6, 0 };
     static const int integer_levels[] = { 2, 6, 256 };
     static const int frac_levels[]    = { -3, 0, 0 };
@@ -1352,7 +1355,7 @@ static void check_search(cl_program prog, int entry)
     check_begin(&c, search_kernels[entry].name);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
-            for (int ri = 0; ri < 3; ri++) {
+            for (int ri = 0; ri < (int)(sizeof(radii) / sizeof(radii[0])); ri++) {
                 /* every combination of the other parameters, in turn */
                 SearchCase sc = {
                     .kernel = kernel,
