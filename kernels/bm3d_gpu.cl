@@ -183,28 +183,27 @@ static void bm3d_line_apply(__constant uint *m, const int kind, const float *s,
         bm3d_matrix_apply(m, s, y);
 }
 
-/* One pass of the separable 2-D transform m over the n patches of 'stack',
- * in place: along the rows (along b) when 'rows', else along the columns;
- * 'kind' is one of BM3D_PASS_*. A work-item takes lines lid, lid + 64, ...:
- * line l is row or column l % 8 of patch l / 8, read into registers,
- * transformed and written back (no other work-item touches it during the
- * pass). */
-static void bm3d_transform_pass(__constant uint *m, __local float *stack,
-                                int n, const int rows, const int kind, int lid)
+/* The row pass of the separable 2-D transform m over the n patches of
+ * 'stack', in place; 'kind' is one of BM3D_PASS_*. A work-item takes lines
+ * lid, lid + 64, ...: line l is row l % 8 of patch l / 8, read into
+ * registers, transformed and written back (no other work-item touches it
+ * during the pass). The column passes go through registers straight from
+ * the plane (bm3d_load_columns()) or into the accumulators
+ * (bm3d_transform_inverse_add()). */
+static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
+                          const int kind, int lid)
 {
     for (int l = lid; l < n * K; l += KK) {
-        int z = l / K, c = l % K;
-        int base   = rows ? BM3D_AT(z, c, 0) : BM3D_AT(z, 0, c);
-        int stride = rows ? 1 : ROW_PITCH;
+        int base = BM3D_AT(l / K, l % K, 0);
         float s[K], y[K];
 
 #pragma unroll
         for (int i = 0; i < K; i++)
-            s[i] = stack[base + i * stride];
+            s[i] = stack[base + i];
         bm3d_line_apply(m, kind, s, y);
 #pragma unroll
         for (int i = 0; i < K; i++)
-            stack[base + i * stride] = y[i];
+            stack[base + i] = y[i];
     }
 }
 
@@ -265,8 +264,9 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  * The forward 2-D transform (fwd: the DCT where 'dct', else Bior1.5) of the
  * n patches of the group into the registers x of work-item (a, b): columns
  * first, read from 'plane' (bm3d_load_columns()), then rows. With 'two',
- * the same transform of plane2's patches into x2, stack2 holding them. The caller puts a barrier between the reads of the stacks
- * here and the next writes to them.
+ * the same transform of plane2's patches into x2, stack2 holding them. The
+ * caller puts a barrier between the reads of the stacks here and the next
+ * writes to them.
  */
 static void bm3d_transform_forward(__global const float *plane,
                                    __global const float *plane2, const int two,
@@ -280,9 +280,9 @@ static void bm3d_transform_forward(__global const float *plane,
 
     bm3d_load_columns(fwd, kind, plane, plane2, two, positions, r, n, width,
                       lid, stack, stack2);
-    bm3d_transform_pass(fwd, stack, n, 1, kind, lid);
+    bm3d_row_pass(fwd, stack, n, kind, lid);
     if (two)
-        bm3d_transform_pass(fwd, stack2, n, 1, kind, lid);
+        bm3d_row_pass(fwd, stack2, n, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
     bm3d_stack_read(stack, n, lid, x);
     if (two)
@@ -313,7 +313,7 @@ static void bm3d_transform_inverse_add(__local float *stack,
         if (z < n)
             stack[BM3D_AT(z, a, b)] = x[z];
     barrier(CLK_LOCAL_MEM_FENCE);
-    bm3d_transform_pass(inv, stack, n, 1, kind, lid);
+    bm3d_row_pass(inv, stack, n, kind, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the column of a work-item is the same in each of its lines */
 #pragma unroll
