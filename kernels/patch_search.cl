@@ -1008,7 +1008,8 @@ SEARCH_WG_KERNEL(patch_search_rows,    SEARCH_ROWS,    patch, step, block)
 /* blocks of one sample: steps prime to the patch size (nlmeans_gpu's step 1) */
 SEARCH_WG_KERNEL(patch_search_rows_single, SEARCH_ROWS, patch, step, 1)
 /* 8x8 patches on a step of 4, blocks of 4: the defaults of nlmeans_gpu and of
- * bm3d_gpu's `fast` (its second search on the basic estimate: tiled) */
+ * bm3d_gpu's `fast` (windows of 21 and 17: _u11 and _u9, with keys on 8-bit
+ * frames) */
 SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u9, SEARCH_SQUARES_9, 8, 4, 4)
