@@ -11,12 +11,26 @@ set -eu
 FFMPEG=$1 TOOLS=$2 PHOTOS=$3 PACK=$4 PYVER=$5
 HERE=$(cd "$(dirname "$0")" && pwd)
 
-mkdir -p "$PACK/tools" "$PACK/photos" "$PACK/whl"
+DATA=skimage-pkg/usr/lib/python3/dist-packages/skimage/data
+mkdir -p "$PACK/tools" "$PACK/photos/$DATA" "$PACK/whl"
 cp "$FFMPEG" "$PACK/ffmpeg"
 cp "$TOOLS/awgn" "$TOOLS/cltrace.so" "$PACK/tools/"
-# the photographs, unpacked from Debian's python3-skimage if need be
-PHOTO_CACHE=$PACK/photos python3 -c "import sys; sys.path.insert(0, '$HERE/../quality'); \
-import common; print(common.skimage_data_dir('$PACK/photos'))" > /dev/null
+# the photographs that the benchmark and the quality tests use, from Debian's
+# python3-skimage (unpacked into PHOTO_CACHE if need be), laid out as
+# skimage_data_dir() finds them: the pack stays under the 64 MiB that a
+# device call carries
+mkdir -p "$PHOTOS"
+python3 - "$HERE" "$PHOTOS" "$PACK/photos/$DATA" <<'PY'
+import os, shutil, sys
+here, cache, dest = sys.argv[1:]
+sys.path.insert(0, here)
+import bench
+from common import COLOUR_PHOTOS, PHOTOS
+src = bench.skimage_data_dir(cache)
+names = set(PHOTOS + COLOUR_PHOTOS + bench.PHOTOS_GRAY + bench.PHOTOS_COLOUR + bench.PHOTOS_VIDEO)
+for name in sorted(names):
+    shutil.copy(os.path.join(src, name + ".png"), dest)
+PY
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" \
     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
     --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d "$PACK/whl" \

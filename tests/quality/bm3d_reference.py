@@ -12,6 +12,12 @@ sigma (issue 13); it is skipped, with the reason, where the package cannot
 be installed. About 10 minutes on two cores, so not in `make check`:
 
     make check-reference
+
+`--peer bm3d-triton --python python3` compares `ref` with the GPU package
+bm3d-triton (PyPI; PyTorch and Triton on a CUDA GPU) instead, run by a
+python3 that already holds it (as on a GPU machine with no network:
+`make check-reference REFERENCE_ARGS="--peer bm3d-triton --python python3"`,
+doc/benchmarks.md); issue 13 wants `ref` no lower than it.
 """
 
 import argparse
@@ -31,17 +37,21 @@ from testlib.ffmpeg import FFmpeg  # noqa: E402
 from testlib.images import psnr, read_pnm  # noqa: E402
 from testlib.report import finish, log  # noqa: E402
 
-REFERENCE = "bm3d==4.0.3"
-# the largest amount by which `ref` may be below the reference (dB)
-MARGINS = {"gray": 0.0, "rgb24": 0.1}
+# the peers: the package pip installs, and the largest amount by which
+# `ref` may be below it (dB)
+PEERS = {
+    "bm3d":        ("bm3d==4.0.3", {"gray": 0.0, "rgb24": 0.1}),
+    "bm3d-triton": ("bm3d-triton==0.1.1", {"gray": 0.0, "rgb24": 0.0}),
+}
 
 
 class Reference:
-    """tests/bench/python_peers.py in the virtual environment: one image a
-    request, raw 8-bit samples in and out."""
+    """tests/bench/python_peers.py run by 'python', for the peer 'method':
+    one image a request, raw 8-bit samples in and out."""
 
-    def __init__(self, python, work):
+    def __init__(self, python, method, work):
         self.work = work
+        self.method = method
         self.proc = subprocess.Popen(
             [python, os.path.join(TESTS, "bench", "python_peers.py")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -52,13 +62,13 @@ class Reference:
         with open(path_in, "wb") as f:
             f.write(data)
         self.proc.stdin.write(json.dumps({
-            "method": "bm3d", "input": path_in, "output": path_out, "width": width,
+            "method": self.method, "input": path_in, "output": path_out, "width": width,
             "height": height, "channels": channels, "frames": 1, "sigma": sigma,
             "repeat": 0}) + "\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
         if "error" in answer:
-            sys.exit("the reference failed: %s" % answer["error"])
+            sys.exit("%s failed: %s" % (self.method, answer["error"]))
         with open(path_out, "rb") as f:
             return f.read()
 
@@ -69,7 +79,7 @@ class Reference:
 
 def compare(ff, reference, tools, data, work, names, sigma, pix_fmt):
     """Mean PSNR over the photographs 'names' of the noisy images, of
-    bm3d_gpu `ref` and of the reference: (noisy, ref, reference)."""
+    bm3d_gpu `ref` and of the peer: (noisy, ref, peer)."""
     ext = "pgm" if pix_fmt == "gray" else "ppm"
     chain = "hwupload,bm3d_gpu=sigma=%g:preset=ref,hwdownload,format=gray" % sigma
     if pix_fmt != "gray":
@@ -88,8 +98,8 @@ def compare(ff, reference, tools, data, work, names, sigma, pix_fmt):
         psnrs["noisy"].append(psnr(samples, original))
         psnrs["ref"].append(psnr(read_pnm(out)[3], original))
         psnrs["reference"].append(psnr(reference.denoise(w, h, c, samples, sigma), original))
-        log("%s %s sigma %g: noisy %.3f, ref %.3f, reference %.3f" % (
-            pix_fmt, name, sigma, psnrs["noisy"][-1], psnrs["ref"][-1],
+        log("%s %s sigma %g: noisy %.3f, ref %.3f, %s %.3f" % (
+            pix_fmt, name, sigma, psnrs["noisy"][-1], psnrs["ref"][-1], reference.method,
             psnrs["reference"][-1]))
     return tuple(sum(psnrs[k]) / len(names) for k in ("noisy", "ref", "reference"))
 
@@ -97,24 +107,33 @@ def compare(ff, reference, tools, data, work, names, sigma, pix_fmt):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_options(ap)
-    ap.add_argument("--venv", required=True, help="virtual environment of the reference")
+    ap.add_argument("--peer", choices=sorted(PEERS), default="bm3d",
+                    help="the package to compare with [bm3d, the reference]")
+    ap.add_argument("--venv", help="virtual environment to install the peer in")
+    ap.add_argument("--python", help="a python3 that already holds the peer (instead of --venv)")
     ap.add_argument("--sigmas", default="10,20,40")
     ap.add_argument("--photos", default=",".join(PHOTOS))
     args = ap.parse_args()
 
+    if not args.venv and not args.python:
+        ap.error("give --venv or --python")
+    package, margins = PEERS[args.peer]
     t_start = time.time()
-    python, reason = python_with(args.venv, REFERENCE)
+    python, reason = args.python, None
     if not python:
-        log("skip: the reference (%s) cannot be installed here: %s" % (REFERENCE, reason))
+        python, reason = python_with(args.venv, package)
+    if not python:
+        log("skip: %s cannot be installed here: %s" % (package, reason))
         return 0
     os.makedirs(args.work, exist_ok=True)
     ff = FFmpeg(args.ffmpeg, args.device)
     data = skimage_data_dir(args.work)
     names = args.photos.split(",")
-    reference = Reference(python, args.work)
-    lines = ["`ref` against the reference (Python %s), whole photographs, mean PSNR (dB)"
-             % REFERENCE, "",
-             "| images | sigma | noisy | bm3d_gpu `ref` | reference | difference | margin |",
+    reference = Reference(python, args.peer, args.work)
+    lines = ["`ref` against %s (Python %s), whole photographs, mean PSNR (dB)"
+             % ("the reference" if args.peer == "bm3d" else args.peer, package), "",
+             "| images | sigma | noisy | bm3d_gpu `ref` | %s | difference | margin |" % (
+                 "reference" if args.peer == "bm3d" else args.peer),
              "|---|---|---|---|---|---|---|"]
     failures = []
     for pix_fmt in ("gray", "rgb24"):
@@ -124,16 +143,16 @@ def main():
         for sigma in [float(s) for s in args.sigmas.split(",")]:
             noisy, ref, ref_python = compare(ff, reference, args.tools, data, args.work,
                                              photos, sigma, pix_fmt)
-            margin = MARGINS[pix_fmt]
+            margin = margins[pix_fmt]
             lines.append("| %d %s | %g | %.3f | %.3f | %.3f | %+.3f | >= %g |" % (
                 len(photos), pix_fmt, sigma, noisy, ref, ref_python, ref - ref_python,
                 -margin or 0.0))
             if not ref >= ref_python - margin:
                 failures.append("%s photographs, sigma %g: bm3d_gpu ref %.3f dB is more than "
-                                "%.1f dB below the reference %.3f dB" % (
-                                    pix_fmt, sigma, ref, margin, ref_python))
+                                "%.1f dB below %s %.3f dB" % (
+                                    pix_fmt, sigma, ref, margin, args.peer, ref_python))
     reference.close()
-    finish("bm3d_gpu ref against the reference", lines, args.report, failures, t_start)
+    finish("bm3d_gpu ref against %s" % args.peer, lines, args.report, failures, t_start)
     return 0
 
 
