@@ -220,10 +220,8 @@ static int create_buffers(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cle = clEnqueueFillBuffer(dn->queue, n->hist_low, &zero, sizeof(zero), 0,
                               DENOISE_NOISE_IBINS * DENOISE_NOISE_LBINS * sizeof(cl_uint),
                               0, NULL, NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to clear a buffer: %d.\n", cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to clear a buffer", cle);
     return 0;
 }
 
@@ -707,10 +705,8 @@ static int apply_curves(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                    qslot * DENOISE_MAX_COMPONENTS * points * sizeof(*inverse),
                                    DENOISE_MAX_COMPONENTS * points * sizeof(*inverse),
                                    inverse, 0, NULL, NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to write the noise transforms: %d.\n", cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to write the noise transforms", cle);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         const DenoiseComponent *comp = &dn->layout.comp[c];
         cl_uint offset = (cl_uint)slots[c] * comp->width * comp->height;
@@ -786,10 +782,8 @@ int ff_denoise_noise_estimate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                   first * size * sizeof(cl_uint),
                                   (last - first + 1) * size * sizeof(cl_uint),
                                   n->stats_host + first * size, 0, NULL, NULL);
-        if (cle != CL_SUCCESS) {
-            av_log(avctx, AV_LOG_ERROR, "Failed to read the noise statistics: %d.\n", cle);
-            return AVERROR(EIO);
-        }
+        if (cle != CL_SUCCESS)
+            return ff_denoise_opencl_error(avctx, "Failed to read the noise statistics", cle);
         cut = scene_cut(n, n->stats_host + first * size);
     }
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {

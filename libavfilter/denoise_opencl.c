@@ -578,17 +578,43 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     av_buffer_unref(&dn->sw_frames_ref);
 }
 
+/* What an OpenCL error code means, where it is a lack of memory. */
+static const char *memory_error(cl_int cle)
+{
+    switch (cle) {
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+        return "out of device memory";
+    case CL_OUT_OF_RESOURCES:
+        return "out of device resources, such as memory";
+    case CL_OUT_OF_HOST_MEMORY:
+        return "out of host memory";
+    }
+    return NULL;
+}
+
+int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle)
+{
+    const char *memory = memory_error(cle);
+
+    av_log(avctx, AV_LOG_ERROR, "%s: %d%s%s%s.\n", what, cle,
+           memory ? " (" : "", memory ? memory : "", memory ? ")" : "");
+    return memory && cle != CL_OUT_OF_RESOURCES ? AVERROR(ENOMEM) : AVERROR(EIO);
+}
+
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     cl_int cle;
     cl_mem mem;
+    char what[64];
 
     mem = clCreateBuffer(ocf->hwctx->context, CL_MEM_READ_WRITE, FFMAX(size, 1),
                          NULL, &cle);
-    if (!mem)
-        av_log(avctx, AV_LOG_ERROR, "The OpenCL device refused a buffer of "
-               "%zu bytes: %d.\n", size, cle);
+    if (!mem) {
+        snprintf(what, sizeof(what), "The OpenCL device refused a buffer of %zu bytes",
+                 size);
+        ff_denoise_opencl_error(avctx, what, cle);
+    }
     return mem;
 }
 
@@ -701,19 +727,15 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     }
     cle = clEnqueueNDRangeKernel(dn->queue, kernel, 2, NULL, global, local, 0,
                                  NULL, dn->profile ? &event : NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to enqueue kernel: %d.\n", cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to enqueue kernel", cle);
     if (event) {
         cle = clWaitForEvents(1, &event);
         if (cle == CL_SUCCESS && stage >= 0 && stage < DENOISE_MAX_STAGES)
             dn->stage_ms[stage] += ff_opencl_get_event_time(event) / 1e6;
         clReleaseEvent(event);
-        if (cle != CL_SUCCESS) {
-            av_log(avctx, AV_LOG_ERROR, "Kernel failed: %d.\n", cle);
-            return AVERROR(EIO);
-        }
+        if (cle != CL_SUCCESS)
+            return ff_denoise_opencl_error(avctx, "Kernel failed", cle);
     }
     return 0;
 }
@@ -772,10 +794,8 @@ static int mark_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         if (cle != CL_SUCCESS)
             clReleaseEvent(*done);
     }
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to submit the frame's commands: %d.\n", cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to submit the frame's commands", cle);
     if (dn->profile)
         log_frame_stage_times(avctx, dn);
     return 0;
@@ -796,9 +816,14 @@ static int send_pending(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
         return 0;
     cle = clWaitForEvents(1, &fq->pending_done);
     if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to finish a frame: %d.\n", cle);
+        /* the frame's own status tells why, where it failed in the queue */
+        cl_int status = CL_SUCCESS;
+
+        clGetEventInfo(fq->pending_done, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                       sizeof(status), &status, NULL);
         drop_pending(dn);
-        return AVERROR(EIO);
+        return ff_denoise_opencl_error(avctx, "Failed to finish a frame",
+                                       status < 0 ? status : cle);
     }
     fq->pending = NULL;
     drop_pending(dn);
@@ -871,10 +896,8 @@ static int copy_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     cle = clEnqueueCopyImage(dn->queue, (cl_mem)in->data[plane],
                              (cl_mem)out->data[plane], origin, origin, region,
                              0, NULL, NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to copy plane %d: %d.\n", plane, cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to copy a plane", cle);
     return 0;
 }
 

@@ -575,6 +575,15 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size);
 
 /**
+ * Log "'what': the OpenCL error code", with what the code means where it is
+ * a lack of memory (a device that allocates its buffers at their first use,
+ * as NVIDIA's does, reports it when a command is enqueued or run, not when
+ * the buffer is created); return AVERROR(ENOMEM) for those, else
+ * AVERROR(EIO).
+ */
+int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle);
+
+/**
  * Set the arguments of a kernel from a list and enqueue it over a 2-D range
  * of at least width x height work-items, rounded up to the work-group size
  * local_w x local_h (0: a default); when profiling, wait for it and account

@@ -594,10 +594,8 @@ static int zero_slot(AVFilterContext *avctx, BM3DGPUContext *s, cl_mem buf,
     cl_long zero = 0;
     cl_int cle = clEnqueueFillBuffer(s->dn.queue, buf, &zero, sizeof(zero),
                                      slot * size, size, 0, NULL, NULL);
-    if (cle != CL_SUCCESS) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to clear a buffer: %d.\n", cle);
-        return AVERROR(EIO);
-    }
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to clear a buffer", cle);
     return 0;
 }
 

@@ -6,6 +6,9 @@
 #   - a kernel build failure: a clear error;
 #   - the device refusing its 1st, 2nd, ... buffer, or an image (the frames
 #     of hwupload), at start and in mid-stream: a clear error;
+#   - the device running out of memory at a command (a kernel launch or a
+#     buffer fill), as one that allocates buffers at their first use does
+#     (NVIDIA's): an error that says so;
 #   - no 64-bit atomics (bm3d_gpu, vbm3d_gpu): atomics=auto falls back to
 #     32-bit pairs with the same output bytes, atomics=int64 is refused;
 #   - and, with no fault made, a frame too large for the device's largest
@@ -44,6 +47,7 @@ expect_error() {
 }
 
 REFUSED="refused a buffer of [0-9]+ bytes|Failed to create (image for plane|buffer) "
+OUT_OF_MEMORY="Failed to (enqueue kernel|clear a buffer): -4 \(out of device memory\)"
 for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
               "nlmeans_gpu=sigma=10:past=2:future=2"; do
     expect_error noimage "$filter" "no image support"
@@ -57,6 +61,10 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
     for n in 1 3 6; do
         expect_error image=$n "$filter" "$REFUSED" 12
     done
+    # the first command, one of the first frame, one further on
+    for n in 1 7 40; do
+        expect_error enqueue=$n "$filter" "$OUT_OF_MEMORY" 12
+    done
 done
 
 # software frames in: refusals at the start and in the overlapped steady
@@ -68,6 +76,7 @@ for filter in nlmeans_gpu=sigma=10 vbm3d_gpu=sigma=10; do
     for n in 1 3 6 9; do
         FRAMES=software expect_error image=$n "$filter" "$REFUSED" 12
     done
+    FRAMES=software expect_error enqueue=40 "$filter" "$OUT_OF_MEMORY" 12
 done
 
 # no 64-bit atomics: the same bytes as atomics=int32 without the fault

@@ -7,6 +7,10 @@
  *   buffer=N   the Nth clCreateBuffer and every later one fail
  *              (CL_MEM_OBJECT_ALLOCATION_FAILURE)
  *   image=N    the same for clCreateImage
+ *   enqueue=N  the Nth kernel launch or buffer fill and every later one
+ *              fail (CL_MEM_OBJECT_ALLOCATION_FAILURE): the memory of a
+ *              device that allocates its buffers at their first use, as
+ *              NVIDIA's does, running out
  * Everything else goes through to the real OpenCL library.
  *
  *   cc -O2 -shared -fPIC -o clfault.so clfault.c -ldl
@@ -136,4 +140,43 @@ cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format *
     if (refuse("image", &count, err))
         return NULL;
     return f(ctx, flags, fmt, desc, host, err);
+}
+
+/* Whether this command is to fail (enqueue=N), counting kernel launches and
+ * buffer fills together. */
+static int refuse_command(void)
+{
+    static long count;
+
+    return refuse("enqueue", &count, NULL);
+}
+
+cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
+                              const size_t *offset, const size_t *global,
+                              const size_t *local, cl_uint nb_wait,
+                              const cl_event *wait, cl_event *event)
+{
+    static cl_int (*f)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                       const size_t *, const size_t *, cl_uint, const cl_event *,
+                       cl_event *);
+
+    if (!f)
+        f = next("clEnqueueNDRangeKernel");
+    if (refuse_command())
+        return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return f(q, k, dims, offset, global, local, nb_wait, wait, event);
+}
+
+cl_int clEnqueueFillBuffer(cl_command_queue q, cl_mem buf, const void *pattern,
+                           size_t pattern_size, size_t offset, size_t size,
+                           cl_uint nb_wait, const cl_event *wait, cl_event *event)
+{
+    static cl_int (*f)(cl_command_queue, cl_mem, const void *, size_t, size_t,
+                       size_t, cl_uint, const cl_event *, cl_event *);
+
+    if (!f)
+        f = next("clEnqueueFillBuffer");
+    if (refuse_command())
+        return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    return f(q, buf, pattern, pattern_size, offset, size, nb_wait, wait, event);
 }
