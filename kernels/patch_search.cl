@@ -814,7 +814,8 @@ static void search_squares(__global const float *frames,
 /*
  * patch_search_tiled for one channel and patches of at most
  * ROWS_MAX_PATCH samples, sharing whole rows of patches instead of blocks:
- * for SEARCH_ROWS_UNROLL offsets at a time, the work-group computes the row
+ * for 'unroll' offsets at a time (a constant of the entry point, at most
+ * SEARCH_ROWS_UNROLL), the work-group computes the row
  * distance of every row of its region at each of its TILE reference
  * columns, once, since a row serves every patch of that column that covers
  * it (8 / step of them); then each work-item adds up the 8 rows of its
@@ -854,6 +855,7 @@ static void search_rows(__global const float *frames,
                         __global float *distances,
                         __local float *ref_tile,
                         __local float *row_sums,
+                        const int unroll,
                         const int keys)
 {
     int lx  = get_local_id(0);
@@ -888,9 +890,9 @@ static void search_rows(__global const float *frames,
         __global const float *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += ROWS_UNROLL) {
+            for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
                 /* row (tx, ry): the row ry of the region in the patch of
-                 * reference column tx, for ROWS_UNROLL offsets */
+                 * reference column tx, for 'unroll' offsets */
                 for (int item = lid; item < TILE * rh; item += TILE * TILE) {
                     int tx = item % TILE, ry = item / TILE;
                     __global const float *row =
@@ -903,10 +905,10 @@ static void search_rows(__global const float *frames,
 
 #pragma unroll
                     for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
-                        if (k < patch + ROWS_UNROLL - 1)
+                        if (k < patch + unroll - 1)
                             cand[k] = row[clamp(px0 + k, 0, width - 1)];
 #pragma unroll
-                    for (int u = 0; u < ROWS_UNROLL; u++)
+                    for (int u = 0; u < unroll; u++)
                         sum[u] = h[u] = 0.0f;
 #pragma unroll
                     for (int k = 0; k < ROWS_MAX_PATCH; k++) {
@@ -914,14 +916,14 @@ static void search_rows(__global const float *frames,
                             int rx  = rx0 + k;
                             float r = ref_row[(rx % block) * nbx + rx / block];
 #pragma unroll
-                            for (int u = 0; u < ROWS_UNROLL; u++) {
+                            for (int u = 0; u < unroll; u++) {
                                 float d = r - cand[k + u];
                                 sum[u] = fma(d, d, sum[u]);
                             }
                             /* the end of a block: its sum into the row */
                             if ((k + 1) % block == 0) {
 #pragma unroll
-                                for (int u = 0; u < ROWS_UNROLL; u++) {
+                                for (int u = 0; u < unroll; u++) {
                                     h[u] += weight * sum[u];
                                     sum[u] = 0.0f;
                                 }
@@ -929,13 +931,13 @@ static void search_rows(__global const float *frames,
                         }
                     }
 #pragma unroll
-                    for (int u = 0; u < ROWS_UNROLL; u++)
+                    for (int u = 0; u < unroll; u++)
                         row_sums[(u * rh + ry) * TILE + tx] = h[u];
                 }
                 barrier(CLK_LOCAL_MEM_FENCE);
 
                 /* each patch: its rows, top to bottom */
-                for (int u = 0; u < ROWS_UNROLL && active; u++) {
+                for (int u = 0; u < unroll && active; u++) {
                     int cx = x0 + dx0 + u, cy = y0 + dy;
                     __local const float *b = row_sums + (u * rh + ly * step) * TILE + lx;
                     float ssd = 0.0f;
@@ -992,15 +994,18 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
 }
 
 /* search_squares with 7, 8, 9 or 11 offsets a pass, the last two with keys
- * too; search_rows with or without keys */
+ * too; search_rows with SEARCH_ROWS_UNROLL or 7 offsets a pass, with or
+ * without keys */
 #define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7, 0)
 #define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8, 0)
 #define SEARCH_SQUARES_9(...)  search_squares(__VA_ARGS__, 9, 0)
 #define SEARCH_SQUARES_9_KEYS(...)  search_squares(__VA_ARGS__, 9, 1)
 #define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11, 0)
 #define SEARCH_SQUARES_11_KEYS(...) search_squares(__VA_ARGS__, 11, 1)
-#define SEARCH_ROWS(...)       search_rows(__VA_ARGS__, 0)
-#define SEARCH_ROWS_KEYS(...)  search_rows(__VA_ARGS__, 1)
+#define SEARCH_ROWS(...)       search_rows(__VA_ARGS__, ROWS_UNROLL, 0)
+#define SEARCH_ROWS_KEYS(...)  search_rows(__VA_ARGS__, ROWS_UNROLL, 1)
+#define SEARCH_ROWS_7(...)     search_rows(__VA_ARGS__, 7, 0)
+#define SEARCH_ROWS_7_KEYS(...) search_rows(__VA_ARGS__, 7, 1)
 
 SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
 SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
@@ -1019,6 +1024,9 @@ SEARCH_WG_KERNEL(patch_search_squares_8x4_u11_keys, SEARCH_SQUARES_11_KEYS, 8, 4
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
 SEARCH_WG_KERNEL(patch_search_rows_8x3,    SEARCH_ROWS,    8, 3, 1)
-/* 5x5 patches on a step of 1: nlmeans_gpu's p=5:step=1 */
+/* 5x5 patches on a step of 1: nlmeans_gpu's p=5:step=1 (its window of 21 in
+ * 3 passes of 7: _u7) */
 SEARCH_WG_KERNEL(patch_search_rows_5x1,    SEARCH_ROWS,    5, 1, 1)
 SEARCH_WG_KERNEL(patch_search_rows_5x1_keys, SEARCH_ROWS_KEYS, 5, 1, 1)
+SEARCH_WG_KERNEL(patch_search_rows_5x1_u7, SEARCH_ROWS_7,  5, 1, 1)
+SEARCH_WG_KERNEL(patch_search_rows_5x1_u7_keys, SEARCH_ROWS_7_KEYS, 5, 1, 1)

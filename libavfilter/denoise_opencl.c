@@ -420,6 +420,8 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_SEARCH_ROWS_8X3]   = "patch_search_rows_8x3",
     [DENOISE_KERNEL_SEARCH_ROWS_5X1]   = "patch_search_rows_5x1",
     [DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS] = "patch_search_rows_5x1_keys",
+    [DENOISE_KERNEL_SEARCH_ROWS_5X1_U7] = "patch_search_rows_5x1_u7",
+    [DENOISE_KERNEL_SEARCH_ROWS_5X1_U7_KEYS] = "patch_search_rows_5x1_u7_keys",
     [DENOISE_KERNEL_SEARCH_EDGE]       = "patch_search_edge",
     [DENOISE_KERNEL_OPPONENT_FORWARD]  = "denoise_opponent_forward",
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
@@ -641,33 +643,26 @@ static size_t max_work_group(AVFilterContext *avctx, cl_kernel kernel)
     return size;
 }
 
+/* A search entry point and the offsets of the window it covers a pass. */
+typedef struct SearchPasses {
+    int kernel, unroll;
+} SearchPasses;
+
 /*
- * The squares search for 8x8 patches on a step of 4 whose passes over the
- * window's 2 * radius + 1 columns are fewest, then cover the fewest columns
- * outside it: 7, 8, 9 or 11 offsets a pass (for the default window of 21, 2
- * passes of 11: on an H100 6 % faster than 3 of 7, 11 % than 3 of 8; for
- * bm3d_gpu `fast`'s second window of 17, 2 passes of 9).
- * A pass's block sums use patch_search_tiled's local buffer, which holds
- * them for at most DENOISE_SEARCH_UNROLL * 4 offsets (blocks of 4).
+ * The entry point of 'entries' whose passes over the window's 2 * radius + 1
+ * columns are fewest, then cover the fewest columns outside it; their local
+ * memory holds max_unroll offsets a pass.
  */
-static int squares_8x4_entry(int radius)
+static int fewest_passes(const SearchPasses *entries, int nb_entries, int radius,
+                         int max_unroll)
 {
-    static const struct {
-        int kernel, unroll;
-    } entries[] = {
-        { DENOISE_KERNEL_SEARCH_SQUARES_8X4,     8 },
-        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7,  7 },
-        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9,  9 },
-        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11, 11 },
-    };
     int width = 2 * radius + 1, best = 0, best_passes = INT_MAX, best_cost = INT_MAX;
 
-    for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++) {
+    for (int i = 0; i < nb_entries; i++) {
         int passes = (width + entries[i].unroll - 1) / entries[i].unroll;
         int cost   = passes * entries[i].unroll;
 
-        av_assert0(entries[i].unroll <= DENOISE_SEARCH_UNROLL * 4);
-
+        av_assert0(entries[i].unroll <= max_unroll);
         if (passes < best_passes || (passes == best_passes && cost < best_cost)) {
             best        = i;
             best_passes = passes;
@@ -675,6 +670,44 @@ static int squares_8x4_entry(int radius)
         }
     }
     return entries[best].kernel;
+}
+
+/*
+ * The squares search for 8x8 patches on a step of 4: 7, 8, 9 or 11 offsets a
+ * pass (for the default window of 21, 2 passes of 11: on an H100 6 % faster
+ * than 3 of 7, 11 % than 3 of 8; for bm3d_gpu `fast`'s second window of 17,
+ * 2 passes of 9). A pass's block sums use patch_search_tiled's local buffer,
+ * which holds them for at most DENOISE_SEARCH_UNROLL * 4 offsets (blocks of
+ * 4).
+ */
+static int squares_8x4_entry(int radius)
+{
+    static const SearchPasses entries[] = {
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4,     8 },
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U7,  7 },
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9,  9 },
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11, 11 },
+    };
+
+    return fewest_passes(entries, FF_ARRAY_ELEMS(entries), radius,
+                         DENOISE_SEARCH_UNROLL * 4);
+}
+
+/*
+ * The rows search for 5x5 patches on a step of 1: 8 or 7 offsets a pass (for
+ * the default window of 21, 3 passes of 7: on an H100 its search 4.32 ->
+ * 4.05 ms at 1080p). A pass's row sums take DENOISE_SEARCH_ROWS_UNROLL
+ * offsets' local memory at most.
+ */
+static int rows_5x1_entry(int radius)
+{
+    static const SearchPasses entries[] = {
+        { DENOISE_KERNEL_SEARCH_ROWS_5X1,    8 },
+        { DENOISE_KERNEL_SEARCH_ROWS_5X1_U7, 7 },
+    };
+
+    return fewest_passes(entries, FF_ARRAY_ELEMS(entries), radius,
+                         DENOISE_SEARCH_ROWS_UNROLL);
 }
 
 /*
@@ -696,15 +729,20 @@ static int search_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 static int keys_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                       int entry, size_t tile)
 {
-    int keys = entry == DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11 ?
-               DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS :
-               entry == DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9 ?
-               DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9_KEYS :
-               entry == DENOISE_KERNEL_SEARCH_ROWS_5X1 ?
-               DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS : -1;
+    static const int with_keys[][2] = {
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11, DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS },
+        { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9,  DENOISE_KERNEL_SEARCH_SQUARES_8X4_U9_KEYS },
+        { DENOISE_KERNEL_SEARCH_ROWS_5X1,        DENOISE_KERNEL_SEARCH_ROWS_5X1_KEYS },
+        { DENOISE_KERNEL_SEARCH_ROWS_5X1_U7,     DENOISE_KERNEL_SEARCH_ROWS_5X1_U7_KEYS },
+    };
 
-    return keys >= 0 && max_work_group(avctx, dn->kernels[keys]) >= tile * tile ?
-           keys : -1;
+    for (int i = 0; i < FF_ARRAY_ELEMS(with_keys); i++) {
+        int keys = with_keys[i][1];
+
+        if (with_keys[i][0] == entry)
+            return max_work_group(avctx, dn->kernels[keys]) >= tile * tile ? keys : -1;
+    }
+    return -1;
 }
 
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
@@ -1049,7 +1087,7 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     /* bm3d_gpu `ref`'s 8x8 patches on a step of 3, nlmeans_gpu's p=5:step=1
      * (on the H100 its search 7.13 -> 5.74 ms at 1080p) */
     ds->rows_entry    = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
-                                     patch == 5 ? DENOISE_KERNEL_SEARCH_ROWS_5X1 :
+                                     patch == 5 ? rows_5x1_entry(radius) :
                                                   DENOISE_KERNEL_SEARCH_ROWS_8X3,
                                      (patch == 8 && step == 3) ||
                                      (patch == 5 && step == 1), tile);

@@ -74,10 +74,11 @@
  *   entry points         steps on fractional samples; _rows_single and
  *                        _squares_8x4 (8, 7, 9 and 11 offsets a pass:
  *                        _u7, _u9, _u11), _tiled_8x4, _rows_8x3, _rows_5x1
- *                        (5x5 patches) the steps they are compiled for, on
- *                        windows of 5, 11, 17 and 21; _u9_keys, _u11_keys
- *                        and _rows_5x1_keys, tables of keys, on integer
- *                        samples),
+ *                        and _rows_5x1_u7 (5x5 patches; 8 and 7 offsets a
+ *                        pass) the steps they are compiled for, on
+ *                        windows of 5, 11, 17 and 21; _u9_keys, _u11_keys,
+ *                        _rows_5x1_keys and _rows_5x1_u7_keys, tables of
+ *                        keys, on integer samples),
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
@@ -1026,7 +1027,8 @@ enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
        SEARCH_ROWS_SINGLE, SEARCH_SQUARES_8X4, SEARCH_SQUARES_8X4_U7,
        SEARCH_SQUARES_8X4_U9, SEARCH_SQUARES_8X4_U9_KEYS,
        SEARCH_SQUARES_8X4_U11, SEARCH_SQUARES_8X4_U11_KEYS, SEARCH_TILED_8X4,
-       SEARCH_ROWS_8X3, SEARCH_ROWS_5X1, SEARCH_ROWS_5X1_KEYS, SEARCH_NB };
+       SEARCH_ROWS_8X3, SEARCH_ROWS_5X1, SEARCH_ROWS_5X1_KEYS, SEARCH_ROWS_5X1_U7,
+       SEARCH_ROWS_5X1_U7_KEYS, SEARCH_NB };
 
 /* Each entry point: its name, the kernel whose body and buffers it shares,
  * the steps it is compiled for (0: any, -1: steps prime to the patch size,
@@ -1057,6 +1059,8 @@ static const struct {
     [SEARCH_ROWS_8X3]    = { "patch_search_rows_8x3",    SEARCH_ROWS,    3 },
     [SEARCH_ROWS_5X1]    = { "patch_search_rows_5x1",    SEARCH_ROWS,    1, 5 },
     [SEARCH_ROWS_5X1_KEYS] = { "patch_search_rows_5x1_keys", SEARCH_ROWS, 1, 5, 1 },
+    [SEARCH_ROWS_5X1_U7] = { "patch_search_rows_5x1_u7", SEARCH_ROWS, 1, 5 },
+    [SEARCH_ROWS_5X1_U7_KEYS] = { "patch_search_rows_5x1_u7_keys", SEARCH_ROWS, 1, 5, 1 },
 };
 
 static int search_patch(int entry)
