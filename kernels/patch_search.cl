@@ -24,7 +24,8 @@
  *   NB_NEIGHBORS   size of the table of most similar patches
  *   SEARCH_TILE    side of the square work-group of patch_search_tiled
  *   SEARCH_UNROLL  offsets of the search window per pass of that kernel
- *   SEARCH_ROWS_UNROLL  the same for patch_search_rows
+ *   SEARCH_ROWS_UNROLL  the same for patch_search_rows (the most: the
+ *                       5x5 entry points on a step of 1 also take 7)
  *   SEARCH_EDGE_LANES   work-items per patch of patch_search_edge
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left

@@ -42,7 +42,7 @@
 #define DENOISE_SEARCH_TILE    16   ///< side of the work-group search's tile
 #define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
 #define DENOISE_SEARCH_ROWS_MAX_PATCH 8 ///< patch_search_rows's largest patch
-#define DENOISE_SEARCH_ROWS_UNROLL 8    ///< its offsets per pass (4: 20 % slower on the H100)
+#define DENOISE_SEARCH_ROWS_UNROLL 8    ///< its most offsets per pass (4: 20 % slower on the H100)
 #define DENOISE_SEARCH_EDGE_LANES  32   ///< work-items per patch of patch_search_edge
 /** Rows of a plane per work-item of denoise_load_plane and denoise_store_plane
  * (on the H100, a 1080p plane loads in 11 instead of 17 us with 4: fewer,
