@@ -49,6 +49,12 @@
 
 #define K       8
 #define KK      64
+
+/* The type of the noisy frames' samples: float, or uchar where the host
+ * keeps 8-bit frames as bytes (vbm3d_gpu's noisy ring). */
+#ifndef BM3D_NOISY_T
+#define BM3D_NOISY_T float
+#endif
 #define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
 
 /*
@@ -216,7 +222,7 @@ static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
  * goes to stack2 in the same loop, so that the loads overlap.
  */
 static void bm3d_load_columns(__constant uint *m, const int kind,
-                              __global const float *plane,
+                              __global const BM3D_NOISY_T *plane,
                               __global const float *plane2,
                               const int two, __global const uint *positions,
                               int r, int n, int width, int lid,
@@ -229,7 +235,7 @@ static void bm3d_load_columns(__constant uint *m, const int kind,
 
 #pragma unroll
         for (int i = 0; i < K; i++) {
-            s[i] = plane[p + i * width];
+            s[i] = convert_float(plane[p + i * width]);
             if (two)
                 s2[i] = plane2[p + i * width];
         }
@@ -268,7 +274,7 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  * caller puts a barrier between the reads of the stacks here and the next
  * writes to them.
  */
-static void bm3d_transform_forward(__global const float *plane,
+static void bm3d_transform_forward(__global const BM3D_NOISY_T *plane,
                                    __global const float *plane2, const int two,
                                    __global const uint *positions, int r,
                                    int n, int width, __constant uint *fwd,
@@ -522,7 +528,7 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * branch. 'corner' holds each patch's accumulator index (a local int per
  * patch), computed once instead of by every work-item.
  */
-static void bm3d_filter_group(__global const float *noisy,
+static void bm3d_filter_group(__global const BM3D_NOISY_T *noisy,
                               __global const float *basic,
                               int width,
                               int nx,
@@ -615,7 +621,7 @@ static void bm3d_filter_group(__global const float *noisy,
 
 #define BM3D_FILTER_KERNEL(name, wiener)                                       \
 __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                       \
-void name(__global const float *noisy, __global const float *basic,            \
+void name(__global const BM3D_NOISY_T *noisy, __global const float *basic,     \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *kaiser, __global long *num,       \

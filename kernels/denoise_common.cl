@@ -62,6 +62,18 @@ static int denoise_mirror(int i, int size)
     return m < size ? m : 2 * size - 1 - m;
 }
 
+/* The stored integer of sample (x, y) of the plane (mirrored as above). */
+static float denoise_load_sample(__read_only image2d_t src, int channel,
+                                 int x, int y, float container)
+{
+    float v = denoise_pick_channel(read_imagef(src, denoise_sampler,
+                                               (int2)(denoise_mirror(x, get_image_width(src)),
+                                                      denoise_mirror(y, get_image_height(src)))),
+                                   channel);
+
+    return rint(v * container);
+}
+
 __kernel void denoise_load_plane(__read_only image2d_t src,
                                  int channel,
                                  __global float *dst,
@@ -75,14 +87,32 @@ __kernel void denoise_load_plane(__read_only image2d_t src,
 
     if (x >= width)
         return;
-    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {
-        float v = denoise_pick_channel(read_imagef(src, denoise_sampler,
-                                                   (int2)(denoise_mirror(x, get_image_width(src)),
-                                                          denoise_mirror(y, get_image_height(src)))),
-                                       channel);
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++)
+        dst[offset + y * width + x] = denoise_load_sample(src, channel, x, y, container) *
+                                      (255.0f / container);
+}
 
-        dst[offset + y * width + x] = rint(v * container) * (255.0f / container);
-    }
+/*
+ * denoise_load_plane into a plane of bytes, for 8-bit frames (container
+ * 255), whose float planes hold the stored integers themselves: the same
+ * values in a quarter of the memory.
+ */
+__kernel void denoise_load_plane_u8(__read_only image2d_t src,
+                                    int channel,
+                                    __global uchar *dst,
+                                    int width,
+                                    int height,
+                                    float container,
+                                    uint offset)
+{
+    int x = get_global_id(0);
+    int y0 = get_global_id(1) * IO_ROWS;
+
+    if (x >= width)
+        return;
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++)
+        dst[offset + y * width + x] = convert_uchar_sat(denoise_load_sample(src, channel, x,
+                                                                            y, container));
 }
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.

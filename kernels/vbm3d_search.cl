@@ -36,11 +36,23 @@
  */
 #define Q VBM3D_Q
 
+/*
+ * The type of the frames' samples, float or, where the host keeps 8-bit
+ * frames as bytes (vbm3d_gpu's noisy ring), uchar; the host then builds
+ * this file twice, the second time with VBM3D_FRAME_T uchar and VBM3D_FN
+ * adding _u8 to every name.
+ */
+#ifndef VBM3D_FRAME_T
+#define VBM3D_FRAME_T float
+#define VBM3D_FN(name) name
+#endif
+
 /* The distance of patch_search.cl (patch 8, block 8) from the reference
  * patch held in registers: per row the sum of the 8 squares, then the rows;
  * stops once 'limit' is reached. */
-static float vbm3d_distance(const float *ref, __global const float *b,
-                            int width, float limit)
+static float VBM3D_FN(vbm3d_distance)(const float *ref,
+                                      __global const VBM3D_FRAME_T *b,
+                                      int width, float limit)
 {
     float ssd = 0.0f;
 
@@ -61,8 +73,8 @@ static float vbm3d_distance(const float *ref, __global const float *b,
  * entries: skipped when it is 'exclude' or, with 'dedupe', already in the
  * table (reached from another centre).
  */
-static void vbm3d_offer(float *dist, uint *pos, float d, uint p, uint exclude,
-                        int dedupe)
+static void VBM3D_FN(vbm3d_offer)(float *dist, uint *pos, float d, uint p,
+                                  uint exclude, int dedupe)
 {
     int seen = p == exclude;
 
@@ -85,13 +97,14 @@ static void vbm3d_offer(float *dist, uint *pos, float d, uint p, uint exclude,
  * vbm3d_distance in the same order (without its early stop, which does not
  * change which candidates enter).
  */
-static void vbm3d_scan_window(__global const float *frames, const float *ref,
-                              int width, int height, int slot, int cx, int cy,
-                              int radius, const int rmax, uint exclude,
-                              int dedupe, float *dist, uint *pos)
+static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
+                                        const float *ref, int width, int height,
+                                        int slot, int cx, int cy, int radius,
+                                        const int rmax, uint exclude, int dedupe,
+                                        float *dist, uint *pos)
 {
     uint plane_size = (uint)width * height;
-    __global const float *plane = frames + slot * plane_size;
+    __global const VBM3D_FRAME_T *plane = frames + slot * plane_size;
     int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
     int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
 
@@ -99,9 +112,9 @@ static void vbm3d_scan_window(__global const float *frames, const float *ref,
         for (int y = ys; y <= ye; y++) {
             for (int x = xs; x <= xe; x++) {
                 uint p = slot * plane_size + y * width + x;
-                float d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
+                float d = VBM3D_FN(vbm3d_distance)(ref, frames + p, width, dist[Q - 1]);
 
-                vbm3d_offer(dist, pos, d, p, exclude, dedupe);
+                VBM3D_FN(vbm3d_offer)(dist, pos, d, p, exclude, dedupe);
             }
         }
         return;
@@ -115,7 +128,7 @@ static void vbm3d_scan_window(__global const float *frames, const float *ref,
             acc[c] = 0.0f;
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            __global const float *line = plane + (y + j) * width;
+            __global const VBM3D_FRAME_T *line = plane + (y + j) * width;
             float row[VBM3D_SIDE + K - 1];
 
 #pragma unroll
@@ -137,19 +150,20 @@ static void vbm3d_scan_window(__global const float *frames, const float *ref,
             int x = cx - rmax + c;
 
             if (x >= xs && x <= xe)
-                vbm3d_offer(dist, pos, acc[c], slot * plane_size + y * width + x,
-                            exclude, dedupe);
+                VBM3D_FN(vbm3d_offer)(dist, pos, acc[c],
+                                      slot * plane_size + y * width + x,
+                                      exclude, dedupe);
         }
     }
 }
 
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
-static void vbm3d_search_frame(__global const float *frames,
-                               const float *ref,
-                               int width, int height, int slot, int radius,
-                               const float *cdist, const uint *cpos,
-                               float *dist, uint *pos)
+static void VBM3D_FN(vbm3d_search_frame)(__global const VBM3D_FRAME_T *frames,
+                                         const float *ref,
+                                         int width, int height, int slot, int radius,
+                                         const float *cdist, const uint *cpos,
+                                         float *dist, uint *pos)
 {
     uint plane_size = (uint)width * height;
 
@@ -166,7 +180,7 @@ static void vbm3d_search_frame(__global const float *frames,
         uint centre = cpos[c] % plane_size;
 
         if (cdist[c] != INFINITY)
-            vbm3d_scan_window(frames, ref, width, height, slot, centre % width,
+            VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, slot, centre % width,
                               centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
                               dist, pos);
     }
@@ -174,8 +188,8 @@ static void vbm3d_search_frame(__global const float *frames,
 
 /* Insert the finite entries first .. Q - 1 of a frame's table into the
  * group's table. */
-static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
-                        const uint *pos, int first)
+static void VBM3D_FN(vbm3d_merge)(float *gdist, uint *gpos, const float *dist,
+                                  const uint *pos, int first)
 {
 #pragma unroll
     for (int k = 0; k < Q; k++)
@@ -185,12 +199,12 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
 
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
-static void vbm3d_search_direction(__global const float *frames,
-                                   const float *ref, int width,
-                                   int height, int ring, int ref_slot, int dir,
-                                   int nb_frames, int radius,
-                                   const float *ref_dist, const uint *ref_pos,
-                                   float *gdist, uint *gpos)
+static void VBM3D_FN(vbm3d_search_direction)(__global const VBM3D_FRAME_T *frames,
+                                             const float *ref, int width,
+                                             int height, int ring, int ref_slot, int dir,
+                                             int nb_frames, int radius,
+                                             const float *ref_dist, const uint *ref_pos,
+                                             float *gdist, uint *gpos)
 {
     float cdist[Q], dist[Q];
     uint cpos[Q], pos[Q];
@@ -203,9 +217,9 @@ static void vbm3d_search_direction(__global const float *frames,
     for (int d = 1; d <= nb_frames; d++) {
         int slot = ((ref_slot + dir * d) % ring + ring) % ring;
 
-        vbm3d_search_frame(frames, ref, width, height, slot, radius, cdist,
+        VBM3D_FN(vbm3d_search_frame)(frames, ref, width, height, slot, radius, cdist,
                            cpos, dist, pos);
-        vbm3d_merge(gdist, gpos, dist, pos, 0);
+        VBM3D_FN(vbm3d_merge)(gdist, gpos, dist, pos, 0);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
             cdist[k] = dist[k];
@@ -214,21 +228,21 @@ static void vbm3d_search_direction(__global const float *frames,
     }
 }
 
-__kernel void vbm3d_search(__global const float *frames,
-                           int width,
-                           int height,
-                           int ring,
-                           int ref_slot,
-                           int nb_past,
-                           int nb_future,
-                           int step,
-                           int nx,
-                           int ny,
-                           int gy_first,
-                           int radius1,
-                           int radius2,
-                           __global uint *positions,
-                           __global float *distances)
+__kernel void VBM3D_FN(vbm3d_search)(__global const VBM3D_FRAME_T *frames,
+                                     int width,
+                                     int height,
+                                     int ring,
+                                     int ref_slot,
+                                     int nb_past,
+                                     int nb_future,
+                                     int step,
+                                     int nx,
+                                     int ny,
+                                     int gy_first,
+                                     int radius1,
+                                     int radius2,
+                                     __global uint *positions,
+                                     __global float *distances)
 {
     int gx = get_global_id(0);
     int gy = gy_first + get_global_id(1);
@@ -258,15 +272,15 @@ __kernel void vbm3d_search(__global const float *frames,
     }
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
-    vbm3d_scan_window(frames, ref, width, height, ref_slot, x0, y0, radius1,
+    VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, ref_slot, x0, y0, radius1,
                       VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
-    vbm3d_merge(gdist, gpos, dist, pos, 1);
+    VBM3D_FN(vbm3d_merge)(gdist, gpos, dist, pos, 1);
     /* forward (d = 0), then backward, one copy of the code */
 #pragma unroll 1
     for (int d = 0; d < 2; d++)
-        vbm3d_search_direction(frames, ref, width, height, ring, ref_slot,
+        VBM3D_FN(vbm3d_search_direction)(frames, ref, width, height, ring, ref_slot,
                                d ? -1 : 1, d ? nb_past : nb_future, radius2,
                                dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);

@@ -404,6 +404,7 @@ static int has_image_support(cl_device_id device)
 
 static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_LOAD]              = "denoise_load_plane",
+    [DENOISE_KERNEL_LOAD_U8]           = "denoise_load_plane_u8",
     [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
@@ -893,7 +894,11 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(layout->container), DENOISE_ARG(offset),
     };
 
-    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_LOAD],
+    av_assert0(!dn->load_bytes || (layout->container == 255.0f &&
+                                   dn->noise.mode == DENOISE_NOISE_FIXED));
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[dn->load_bytes ?
+                                                        DENOISE_KERNEL_LOAD_U8 :
+                                                        DENOISE_KERNEL_LOAD],
                                  args, FF_ARRAY_ELEMS(args), comp->width,
                                  ff_denoise_opencl_io_rows(comp->height), 0, 0, 0);
 }

@@ -302,6 +302,7 @@ typedef struct DenoiseNoise {
 /** The kernels of the shared program part. */
 enum DenoiseKernel {
     DENOISE_KERNEL_LOAD,
+    DENOISE_KERNEL_LOAD_U8,
     DENOISE_KERNEL_STORE,
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
@@ -349,6 +350,12 @@ typedef struct DenoiseOpenCLContext {
      * from OpenCL frames of this context (NULL: OpenCL frames in and out).
      */
     AVBufferRef *sw_frames_ref;
+    /**
+     * ff_denoise_opencl_load_frame() loads the samples as bytes (8-bit
+     * frames, fixed sigma, no opponent transform: the integers the float
+     * planes would hold) instead of floats.
+     */
+    int load_bytes;
     cl_command_queue queue;
     cl_kernel kernels[DENOISE_NB_KERNELS];
     int initialised;                          ///< the filter's set-up succeeded

@@ -157,7 +157,9 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_bm3d_filter_wiener;
     cl_kernel kernel_bm3d_normalise;
     cl_kernel kernel_vbm3d_search;  ///< predictive search
+    cl_kernel kernel_vbm3d_search_u8; ///< the same on the noisy ring of bytes
     int joint;                      ///< group the three channels together
+    int noisy_bytes;                ///< the noisy ring holds bytes
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of each step
     int round_basic;                ///< basic estimate rounded to integers
@@ -401,13 +403,18 @@ static void define_transforms(const BM3DGPUContext *s, AVBPrint *defines)
 static int build_program(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
+    /* vbm3d_gpu: its search on float planes, then, on a noisy ring of
+     * bytes, the same search on bytes (vbm3d_search_u8) */
     const char *sources[] = {
         ff_source_bm3d_gpu_cl,
 #if CONFIG_VBM3D_GPU_FILTER
         ff_source_vbm3d_search_cl,
+        "#undef VBM3D_FRAME_T\n#undef VBM3D_FN\n"
+        "#define VBM3D_FRAME_T uchar\n#define VBM3D_FN(name) name##_u8\n",
+        ff_source_vbm3d_search_cl,
 #endif
     };
-    int nb_sources = s->video ? 2 : 1;
+    int nb_sources = !s->video ? 1 : s->noisy_bytes ? 4 : 2;
     AVBPrint defines;
     cl_int cle;
     int err;
@@ -417,6 +424,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
+    av_bprintf(&defines, "#define BM3D_NOISY_T %s\n", s->noisy_bytes ? "uchar" : "float");
     define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
@@ -443,6 +451,8 @@ static int build_program(AVFilterContext *avctx)
     CL_CREATE_KERNEL(s, bm3d_normalise);
     if (s->video)
         CL_CREATE_KERNEL(s, vbm3d_search);
+    if (s->noisy_bytes)
+        CL_CREATE_KERNEL(s, vbm3d_search_u8);
     return 0;
 fail:
     return err;
@@ -487,10 +497,11 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t refs = 0;
     int single = ring == 1;
     int steps = s->estim == ESTIMATE_BASIC ? 1 : 2;
+    size_t noisy_sample = s->noisy_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
 
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
-    s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
+    s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * noisy_sample);
     s->basic[c]     = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
     s->dst[c]       = single ? share_buffer(s->src[c]) :
                       ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
@@ -576,6 +587,13 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
         return AVERROR(EINVAL);
     }
     s->joint = s->color == COLOR_JOINT && ff_denoise_opencl_joint_possible(&s->dn);
+    /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
+     * its float planes would hold, in a quarter of the memory, and its
+     * first search reads them faster), unless the noise is estimated from
+     * them or the opponent transform makes fractions of them */
+    s->noisy_bytes = s->video && s->dn.layout.container == 255.0f &&
+                     s->dn.sigma >= 0 && !(s->joint && s->dn.layout.is_rgb);
+    s->dn.load_bytes = s->noisy_bytes;
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
 
@@ -659,8 +677,9 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     /* work-groups of 16x4 reference blocks: on the H100, 2 % faster than
      * 16x8 (more work-groups, so the SMs end together) and than 8x8, 32x2
      * or 64x1 (their windows share less of the cache) */
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_vbm3d_search, args,
-                                 FF_ARRAY_ELEMS(args), ds->nx,
+    return ff_denoise_opencl_run(avctx, &s->dn, !i && s->noisy_bytes ?
+                                 s->kernel_vbm3d_search_u8 : s->kernel_vbm3d_search,
+                                 args, FF_ARRAY_ELEMS(args), ds->nx,
                                  gy_end - gy_first, 16, 4, stage);
 }
 
@@ -945,6 +964,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
     CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
+    CL_RELEASE_KERNEL(s->kernel_vbm3d_search_u8);
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
