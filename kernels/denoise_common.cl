@@ -74,46 +74,38 @@ static float denoise_load_sample(__read_only image2d_t src, int channel,
     return rint(v * container);
 }
 
-__kernel void denoise_load_plane(__read_only image2d_t src,
-                                 int channel,
-                                 __global float *dst,
-                                 int width,
-                                 int height,
-                                 float container,
-                                 uint offset)
+/* A loaded sample (the stored integer) as a float plane holds it, in the
+ * 8-bit scale, or as a plane of bytes holds it (denoise_load_plane_u8). */
+static float denoise_as_float(float stored, float container)
 {
-    int x = get_global_id(0);
-    int y0 = get_global_id(1) * IO_ROWS;
-
-    if (x >= width)
-        return;
-    for (int y = y0; y < min(y0 + IO_ROWS, height); y++)
-        dst[offset + y * width + x] = denoise_load_sample(src, channel, x, y, container) *
-                                      (255.0f / container);
+    return stored * (255.0f / container);
 }
 
-/*
- * denoise_load_plane into a plane of bytes, for 8-bit frames (container
- * 255), whose float planes hold the stored integers themselves: the same
- * values in a quarter of the memory.
- */
-__kernel void denoise_load_plane_u8(__read_only image2d_t src,
-                                    int channel,
-                                    __global uchar *dst,
-                                    int width,
-                                    int height,
-                                    float container,
-                                    uint offset)
+static uchar denoise_as_byte(float stored, float container)
 {
-    int x = get_global_id(0);
-    int y0 = get_global_id(1) * IO_ROWS;
-
-    if (x >= width)
-        return;
-    for (int y = y0; y < min(y0 + IO_ROWS, height); y++)
-        dst[offset + y * width + x] = convert_uchar_sat(denoise_load_sample(src, channel, x,
-                                                                            y, container));
+    return convert_uchar_sat(stored);
 }
+
+#define DENOISE_LOAD_KERNEL(name, type, convert)                               \
+__kernel void name(__read_only image2d_t src, int channel, __global type *dst, \
+                   int width, int height, float container, uint offset)        \
+{                                                                              \
+    int x = get_global_id(0);                                                  \
+    int y0 = get_global_id(1) * IO_ROWS;                                       \
+                                                                               \
+    if (x >= width)                                                            \
+        return;                                                                \
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++)                       \
+        dst[offset + y * width + x] =                                          \
+            convert(denoise_load_sample(src, channel, x, y, container),        \
+                    container);                                                \
+}
+
+DENOISE_LOAD_KERNEL(denoise_load_plane, float, denoise_as_float)
+/* into a plane of bytes, for 8-bit frames (container 255), whose float
+ * planes hold the stored integers themselves: the same values in a quarter
+ * of the memory */
+DENOISE_LOAD_KERNEL(denoise_load_plane_u8, uchar, denoise_as_byte)
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.
  * 'container' is the largest value of the storage unit (255 or 65535) and
