@@ -64,25 +64,27 @@ squares_8x4_u11_keys(Search s)
     search_squares(SEARCH_ARGS(s, 8, 4, 4), 11, 1);
 }
 
+/* 7 offsets a pass: what rows_5x1_entry() of denoise_opencl.c takes for
+ * nlmeans_gpu p=5:step=1's window of 21 (the _u7 entry points) */
 extern "C" __global__ void __launch_bounds__(256)
 rows_5x1(Search s)
 {
     extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 5, 1, 1), 0);
+    search_rows(SEARCH_ARGS(s, 5, 1, 1), 7, 0);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
 rows_5x1_keys(Search s)
 {
     extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 5, 1, 1), 1);
+    search_rows(SEARCH_ARGS(s, 5, 1, 1), 7, 1);
 }
 
 extern "C" __global__ void __launch_bounds__(256)
 rows_8x3(Search s)
 {
     extern __shared__ float smem[];
-    search_rows(SEARCH_ARGS(s, 8, 3, 1), 0);
+    search_rows(SEARCH_ARGS(s, 8, 3, 1), ROWS_UNROLL, 0);
 }
 
 #endif /* SEARCH_KERNELS_CUH */
