@@ -590,8 +590,9 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
      * its float planes would hold, in a quarter of the memory, and its
      * first search reads them faster), unless the noise is estimated from
-     * them or the opponent transform makes fractions of them */
-    s->noisy_bytes = s->video && s->dn.layout.container == 255.0f &&
+     * them, the opponent transform makes fractions of them or the ring is
+     * one frame, whose float plane then takes the output */
+    s->noisy_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
                      s->dn.sigma >= 0 && !(s->joint && s->dn.layout.is_rgb);
     s->dn.load_bytes = s->noisy_bytes;
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
