@@ -499,6 +499,8 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     int steps = s->estim == ESTIMATE_BASIC ? 1 : 2;
     size_t noisy_sample = s->noisy_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
 
+    /* a ring of one frame takes the output in its float plane */
+    av_assert0(!(single && s->noisy_bytes));
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
     s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * noisy_sample);
