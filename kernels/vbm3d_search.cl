@@ -34,13 +34,52 @@
  * ring of 'ring' planes. Like patch_search, a launch covers the grid rows
  * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx.
  */
+
+/* What does not depend on the frames' type: once, however many times the
+ * file is built into the program. */
+#ifndef VBM3D_SEARCH_SHARED
+#define VBM3D_SEARCH_SHARED
 #define Q VBM3D_Q
+
+/*
+ * Offer the candidate p of distance d to the table (dist, pos) of Q
+ * entries: skipped when it is 'exclude' or, with 'dedupe', already in the
+ * table (reached from another centre).
+ */
+static void vbm3d_offer(float *dist, uint *pos, float d, uint p, uint exclude,
+                        int dedupe)
+{
+    int seen = p == exclude;
+
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+        seen |= dedupe && pos[k] == p;
+    if (!seen && d < dist[Q - 1])
+        search_insert_sized(dist, pos, Q, d, p);
+}
+
+/* Windows up to this radius are scanned a row of candidates at a time. */
+#define VBM3D_RMAX 3
+#define VBM3D_SIDE (2 * VBM3D_RMAX + 1)
+
+/* Insert the finite entries first .. Q - 1 of a frame's table into the
+ * group's table. */
+static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
+                        const uint *pos, int first)
+{
+#pragma unroll
+    for (int k = 0; k < Q; k++)
+        if (k >= first && dist[k] < gdist[NB - 1])
+            search_insert(gdist, gpos, dist[k], pos[k]);
+}
+
+#endif /* VBM3D_SEARCH_SHARED */
 
 /*
  * The type of the frames' samples, float or, where the host keeps 8-bit
  * frames as bytes (vbm3d_gpu's noisy ring), uchar; the host then builds
  * this file twice, the second time with VBM3D_FRAME_T uchar and VBM3D_FN
- * adding _u8 to every name.
+ * adding _u8 to the names of the functions that read the frames.
  */
 #ifndef VBM3D_FRAME_T
 #define VBM3D_FRAME_T float
@@ -69,27 +108,6 @@ static float VBM3D_FN(vbm3d_distance)(const float *ref,
 }
 
 /*
- * Offer the candidate p of distance d to the table (dist, pos) of Q
- * entries: skipped when it is 'exclude' or, with 'dedupe', already in the
- * table (reached from another centre).
- */
-static void VBM3D_FN(vbm3d_offer)(float *dist, uint *pos, float d, uint p,
-                                  uint exclude, int dedupe)
-{
-    int seen = p == exclude;
-
-#pragma unroll
-    for (int k = 0; k < Q; k++)
-        seen |= dedupe && pos[k] == p;
-    if (!seen && d < dist[Q - 1])
-        search_insert_sized(dist, pos, Q, d, p);
-}
-
-/* Windows up to this radius are scanned a row of candidates at a time. */
-#define VBM3D_RMAX 3
-#define VBM3D_SIDE (2 * VBM3D_RMAX + 1)
-
-/*
  * The candidates of plane 'slot' within 'radius' of (cx, cy), scanned y
  * outer, x inner, offered to the table. Up to 'rmax' (a constant at each
  * call, at most VBM3D_RMAX), the distances of a whole row of candidates are
@@ -114,7 +132,7 @@ static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
                 uint p = slot * plane_size + y * width + x;
                 float d = VBM3D_FN(vbm3d_distance)(ref, frames + p, width, dist[Q - 1]);
 
-                VBM3D_FN(vbm3d_offer)(dist, pos, d, p, exclude, dedupe);
+                vbm3d_offer(dist, pos, d, p, exclude, dedupe);
             }
         }
         return;
@@ -150,9 +168,8 @@ static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
             int x = cx - rmax + c;
 
             if (x >= xs && x <= xe)
-                VBM3D_FN(vbm3d_offer)(dist, pos, acc[c],
-                                      slot * plane_size + y * width + x,
-                                      exclude, dedupe);
+                vbm3d_offer(dist, pos, acc[c], slot * plane_size + y * width + x,
+                            exclude, dedupe);
         }
     }
 }
@@ -181,20 +198,9 @@ static void VBM3D_FN(vbm3d_search_frame)(__global const VBM3D_FRAME_T *frames,
 
         if (cdist[c] != INFINITY)
             VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, slot, centre % width,
-                              centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
-                              dist, pos);
+                                        centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
+                                        dist, pos);
     }
-}
-
-/* Insert the finite entries first .. Q - 1 of a frame's table into the
- * group's table. */
-static void VBM3D_FN(vbm3d_merge)(float *gdist, uint *gpos, const float *dist,
-                                  const uint *pos, int first)
-{
-#pragma unroll
-    for (int k = 0; k < Q; k++)
-        if (k >= first && dist[k] < gdist[NB - 1])
-            search_insert(gdist, gpos, dist[k], pos[k]);
 }
 
 /* Follow the motion from the reference frame's table through nb_frames
@@ -218,8 +224,8 @@ static void VBM3D_FN(vbm3d_search_direction)(__global const VBM3D_FRAME_T *frame
         int slot = ((ref_slot + dir * d) % ring + ring) % ring;
 
         VBM3D_FN(vbm3d_search_frame)(frames, ref, width, height, slot, radius, cdist,
-                           cpos, dist, pos);
-        VBM3D_FN(vbm3d_merge)(gdist, gpos, dist, pos, 0);
+                                     cpos, dist, pos);
+        vbm3d_merge(gdist, gpos, dist, pos, 0);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
             cdist[k] = dist[k];
@@ -273,15 +279,15 @@ __kernel void VBM3D_FN(vbm3d_search)(__global const VBM3D_FRAME_T *frames,
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
     VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, ref_slot, x0, y0, radius1,
-                      VBM3D_R1MAX, ref_pos, 0, dist, pos);
+                                VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
-    VBM3D_FN(vbm3d_merge)(gdist, gpos, dist, pos, 1);
+    vbm3d_merge(gdist, gpos, dist, pos, 1);
     /* forward (d = 0), then backward, one copy of the code */
 #pragma unroll 1
     for (int d = 0; d < 2; d++)
         VBM3D_FN(vbm3d_search_direction)(frames, ref, width, height, ring, ref_slot,
-                               d ? -1 : 1, d ? nb_past : nb_future, radius2,
-                               dist, pos, gdist, gpos);
+                                         d ? -1 : 1, d ? nb_past : nb_future, radius2,
+                                         dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }
