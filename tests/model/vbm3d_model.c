@@ -102,6 +102,7 @@ void vbm3d_model_defaults(VBM3DModelParams *par)
     par->estim     = 0;
     par->transform = 1;
     par->haar      = 0;
+    par->round_basic = 0;
 }
 
 /* The image model's parameters with the same values, window = w1. */
@@ -387,6 +388,10 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
         }
         /* the groups that reach frame t come from frames t - F .. t */
         close_frame(tables, seq, t, num, weights, out);
+        if (s == 0 && par->round_basic)
+            for (c = 0; c < seq->nb_ch; c++)
+                bm3d_round_to_integers(out[c][t], (size_t)seq->width *
+                                                  seq->height);
     }
 
     for (c = 0; c < seq->nb_ch; c++) {

@@ -47,6 +47,9 @@ typedef struct VBM3DModelParams {
                            default; step 2 always uses the DCT) */
     int   haar;         /* 1-D transform along the groups, both steps:
                            0 Walsh-Hadamard, 1 Haar */
+    int   round_basic;  /* 1: each basic estimate rounded to integers
+                           within 0 .. 255 as it is completed (vbm3d_gpu's
+                           rings of bytes), 0: kept in float */
 } VBM3DModelParams;
 
 /* Largest P and F accepted. */

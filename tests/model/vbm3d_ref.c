@@ -67,6 +67,10 @@ static void usage(void)
         "  -kaiser B           Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (dct)\n"
         "  -transform1d T      along groups: hadamard or haar         (hadamard)\n"
+        "  -round R            1: each basic estimate rounded to integers,\n"
+        "                      0: kept in float (vbm3d_gpu's rule: 1 on 8-bit\n"
+        "                      samples searched as they are, a window of more\n"
+        "                      than one frame, both steps)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
@@ -222,6 +226,7 @@ int main(int argc, char **argv)
     char **in_names;
     PNMImage *in, out;
     int nb_frames = 0, joint = 1, yuv = 0, start = 0, nb_ch;
+    int round_basic = -1;   /* -1: vbm3d_gpu's rule */
     float **noisy[3], **basic[3], **dst[3];
     size_t n;
     int a, c, f;
@@ -285,6 +290,8 @@ int main(int argc, char **argv)
             par.haar = parse_choice(opt, arg, "hadamard", "haar");
         else if (!strcmp(opt, "-color"))
             joint = !parse_choice(opt, arg, "joint", "planes");
+        else if (!strcmp(opt, "-round"))
+            round_basic = ref_parse_int(opt, arg, 0, 1);
         else
             usage();
     }
@@ -328,6 +335,11 @@ int main(int argc, char **argv)
             ref_load_plane(&in[f], c, noisy[c][f]);
     }
 
+    /* vbm3d_gpu's rule: its rings hold bytes (8-bit samples searched as
+     * they are, more than one frame), and step 2 runs */
+    par.round_basic = round_basic >= 0 ? round_basic :
+                      in[0].maxval == 255 && !(nb_ch == 3 && joint && !yuv) &&
+                      (par.past || par.future) && par.estim == 0;
     if (nb_ch == 3 && joint)
         vbm3d_model_color(noisy, nb_frames, in[0].width, in[0].height, !yuv,
                           &par, basic, dst);
