@@ -50,10 +50,11 @@
 #define K       8
 #define KK      64
 
-/* The type of the noisy frames' samples: float, or uchar where the host
- * keeps 8-bit frames as bytes (vbm3d_gpu's noisy ring). */
-#ifndef BM3D_NOISY_T
-#define BM3D_NOISY_T float
+/* The type of the samples of the noisy frames and of the basic estimates:
+ * float, or uchar where the host keeps both rings of 8-bit frames as bytes
+ * (vbm3d_gpu; the basic estimate is then rounded to integers). */
+#ifndef BM3D_RING_T
+#define BM3D_RING_T float
 #endif
 #define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
 
@@ -222,8 +223,8 @@ static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
  * goes to stack2 in the same loop, so that the loads overlap.
  */
 static void bm3d_load_columns(__constant uint *m, const int kind,
-                              __global const BM3D_NOISY_T *plane,
-                              __global const float *plane2,
+                              __global const BM3D_RING_T *plane,
+                              __global const BM3D_RING_T *plane2,
                               const int two, __global const uint *positions,
                               int r, int n, int width, int lid,
                               __local float *stack, __local float *stack2)
@@ -237,7 +238,7 @@ static void bm3d_load_columns(__constant uint *m, const int kind,
         for (int i = 0; i < K; i++) {
             s[i] = convert_float(plane[p + i * width]);
             if (two)
-                s2[i] = plane2[p + i * width];
+                s2[i] = convert_float(plane2[p + i * width]);
         }
         bm3d_line_apply(m, kind, s, y);
 #pragma unroll
@@ -274,8 +275,9 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  * caller puts a barrier between the reads of the stacks here and the next
  * writes to them.
  */
-static void bm3d_transform_forward(__global const BM3D_NOISY_T *plane,
-                                   __global const float *plane2, const int two,
+static void bm3d_transform_forward(__global const BM3D_RING_T *plane,
+                                   __global const BM3D_RING_T *plane2,
+                                   const int two,
                                    __global const uint *positions, int r,
                                    int n, int width, __constant uint *fwd,
                                    const int dct, int lid,
@@ -528,8 +530,8 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * branch. 'corner' holds each patch's accumulator index (a local int per
  * patch), computed once instead of by every work-item.
  */
-static void bm3d_filter_group(__global const BM3D_NOISY_T *noisy,
-                              __global const float *basic,
+static void bm3d_filter_group(__global const BM3D_RING_T *noisy,
+                              __global const BM3D_RING_T *basic,
                               int width,
                               int nx,
                               __global const uint *positions,
@@ -621,7 +623,8 @@ static void bm3d_filter_group(__global const BM3D_NOISY_T *noisy,
 
 #define BM3D_FILTER_KERNEL(name, wiener)                                       \
 __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                       \
-void name(__global const BM3D_NOISY_T *noisy, __global const float *basic,     \
+void name(__global const BM3D_RING_T *noisy,                                  \
+          __global const BM3D_RING_T *basic,                                   \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *kaiser, __global long *num,       \
@@ -651,7 +654,8 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
  * h = fma(k[b], W(x - b, y - a), h) for b = 0 .. 7 from h = 0, then
  * d = fma(k[a], h, d) from d = 0, where (x - b, y - a) lies in the plane.
  * With to_integers (the basic estimate of 8-bit frames) the result is
- * rounded to the nearest integer, ties to even, within 0 .. 255.
+ * rounded to the nearest integer, ties to even, within 0 .. 255;
+ * bm3d_normalise_u8 always rounds so, into a plane of bytes.
  * A work-group of 16x8 work-items does 16x64 samples, NORM_R rows each (so
  * the global size is the plane's width by its height / NORM_R): it first
  * reads the weights of its samples and of the 7 columns to their left and 7
@@ -665,25 +669,23 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
 #define NORM_TILE_W (NORM_W + K - 1)
 #define NORM_TILE_H (NORM_OUT_H + K - 1)
 
-__kernel __attribute__((reqd_work_group_size(NORM_W, NORM_H, 1)))
-void bm3d_normalise(__global const long *num,
-                    __global const long *weights,
-                    uint src_offset,
-                    __constant float *kaiser,
-                    __global float *dst,
-                    uint dst_offset,
-                    int width,
-                    int height,
-                    int to_integers)
+/*
+ * The estimates of the work-item's column x, rows y0 + j * NORM_H, into
+ * v[j]; returns how many of them lie in the plane (0 when x does not).
+ */
+static int bm3d_normalise_column(__global const long *num,
+                                 __global const long *weights,
+                                 uint src_offset, __constant float *kaiser,
+                                 int width, int height, __local float *tile,
+                                 __local float *rows, float *v)
 {
-    __local float tile[NORM_TILE_H * NORM_TILE_W];
-    __local float rows[NORM_TILE_H * NORM_W];
     __constant float *k = kaiser + KK;
     int lx = get_local_id(0), ly = get_local_id(1);
     int lid = ly * NORM_W + lx;
     int x0 = get_group_id(0) * NORM_W - (K - 1);
     int y0 = get_group_id(1) * NORM_OUT_H - (K - 1);
     int x = get_global_id(0);
+    int n = 0;
 
     for (int i = lid; i < NORM_TILE_H * NORM_TILE_W; i += NORM_W * NORM_H) {
         int tx = x0 + i % NORM_TILE_W, ty = y0 + i / NORM_TILE_W;
@@ -704,19 +706,46 @@ void bm3d_normalise(__global const long *num,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (x >= width)
-        return;
-    for (int j = 0; j < NORM_R; j++) {
+        return 0;
+    for (int j = 0; j < NORM_R; j++, n++) {
         int oy = ly + j * NORM_H;
         int y  = get_group_id(1) * NORM_OUT_H + oy;
-        float d = 0.0f, v;
+        float d = 0.0f;
 
         if (y >= height)
             break;
 #pragma unroll
         for (int a = 0; a < K; a++)
             d = fma(k[a], rows[(oy + K - 1 - a) * NORM_W + lx], d);
-        v = convert_float(bm3d_read(num, src_offset + y * width + x)) / d;
-        dst[dst_offset + y * width + x] = to_integers ?
-                                          clamp(rint(v), 0.0f, 255.0f) : v;
+        v[j] = convert_float(bm3d_read(num, src_offset + y * width + x)) / d;
     }
+    return n;
 }
+
+static float bm3d_to_integer(float v)
+{
+    return clamp(rint(v), 0.0f, 255.0f);
+}
+
+#define BM3D_NORMALISE_KERNEL(name, type, store)                               \
+__kernel __attribute__((reqd_work_group_size(NORM_W, NORM_H, 1)))              \
+void name(__global const long *num, __global const long *weights,              \
+          uint src_offset, __constant float *kaiser, __global type *dst,       \
+          uint dst_offset, int width, int height, int to_integers)             \
+{                                                                              \
+    __local float tile[NORM_TILE_H * NORM_TILE_W];                             \
+    __local float rows[NORM_TILE_H * NORM_W];                                  \
+    float v[NORM_R];                                                           \
+    int n = bm3d_normalise_column(num, weights, src_offset, kaiser, width,     \
+                                  height, tile, rows, v);                      \
+    uint i = dst_offset + (get_group_id(1) * NORM_OUT_H + get_local_id(1)) *   \
+             width + get_global_id(0);                                         \
+                                                                               \
+    for (int j = 0; j < n; j++, i += NORM_H * width)                           \
+        dst[i] = store;                                                        \
+}
+
+BM3D_NORMALISE_KERNEL(bm3d_normalise, float,
+                      to_integers ? bm3d_to_integer(v[j]) : v[j])
+BM3D_NORMALISE_KERNEL(bm3d_normalise_u8, uchar,
+                      (uchar)bm3d_to_integer(v[j]))

@@ -20,7 +20,8 @@
 
 /*
  * Built for vbm3d_gpu only, after patch_search.cl (its tables of NB
- * entries) and bm3d_gpu.cl (K, the block size).
+ * entries) and bm3d_gpu.cl (K, the block size, and BM3D_RING_T, the type of
+ * the frames' samples: float, or uchar for 8-bit frames kept as bytes).
  */
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -35,10 +36,6 @@
  * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx.
  */
 
-/* What does not depend on the frames' type: once, however many times the
- * file is built into the program. */
-#ifndef VBM3D_SEARCH_SHARED
-#define VBM3D_SEARCH_SHARED
 #define Q VBM3D_Q
 
 /*
@@ -73,25 +70,12 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
             search_insert(gdist, gpos, dist[k], pos[k]);
 }
 
-#endif /* VBM3D_SEARCH_SHARED */
-
-/*
- * The type of the frames' samples, float or, where the host keeps 8-bit
- * frames as bytes (vbm3d_gpu's noisy ring), uchar; the host then builds
- * this file twice, the second time with VBM3D_FRAME_T uchar and VBM3D_FN
- * adding _u8 to the names of the functions that read the frames.
- */
-#ifndef VBM3D_FRAME_T
-#define VBM3D_FRAME_T float
-#define VBM3D_FN(name) name
-#endif
-
 /* The distance of patch_search.cl (patch 8, block 8) from the reference
  * patch held in registers: per row the sum of the 8 squares, then the rows;
  * stops once 'limit' is reached. */
-static float VBM3D_FN(vbm3d_distance)(const float *ref,
-                                      __global const VBM3D_FRAME_T *b,
-                                      int width, float limit)
+static float vbm3d_distance(const float *ref,
+                            __global const BM3D_RING_T *b,
+                            int width, float limit)
 {
     float ssd = 0.0f;
 
@@ -115,14 +99,14 @@ static float VBM3D_FN(vbm3d_distance)(const float *ref,
  * vbm3d_distance in the same order (without its early stop, which does not
  * change which candidates enter).
  */
-static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
-                                        const float *ref, int width, int height,
-                                        int slot, int cx, int cy, int radius,
-                                        const int rmax, uint exclude, int dedupe,
-                                        float *dist, uint *pos)
+static void vbm3d_scan_window(__global const BM3D_RING_T *frames,
+                              const float *ref, int width, int height,
+                              int slot, int cx, int cy, int radius,
+                              const int rmax, uint exclude, int dedupe,
+                              float *dist, uint *pos)
 {
     uint plane_size = (uint)width * height;
-    __global const VBM3D_FRAME_T *plane = frames + slot * plane_size;
+    __global const BM3D_RING_T *plane = frames + slot * plane_size;
     int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
     int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
 
@@ -130,7 +114,7 @@ static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
         for (int y = ys; y <= ye; y++) {
             for (int x = xs; x <= xe; x++) {
                 uint p = slot * plane_size + y * width + x;
-                float d = VBM3D_FN(vbm3d_distance)(ref, frames + p, width, dist[Q - 1]);
+                float d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
 
                 vbm3d_offer(dist, pos, d, p, exclude, dedupe);
             }
@@ -146,7 +130,7 @@ static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
             acc[c] = 0.0f;
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            __global const VBM3D_FRAME_T *line = plane + (y + j) * width;
+            __global const BM3D_RING_T *line = plane + (y + j) * width;
             float row[VBM3D_SIDE + K - 1];
 
 #pragma unroll
@@ -176,11 +160,11 @@ static void VBM3D_FN(vbm3d_scan_window)(__global const VBM3D_FRAME_T *frames,
 
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
-static void VBM3D_FN(vbm3d_search_frame)(__global const VBM3D_FRAME_T *frames,
-                                         const float *ref,
-                                         int width, int height, int slot, int radius,
-                                         const float *cdist, const uint *cpos,
-                                         float *dist, uint *pos)
+static void vbm3d_search_frame(__global const BM3D_RING_T *frames,
+                               const float *ref,
+                               int width, int height, int slot, int radius,
+                               const float *cdist, const uint *cpos,
+                               float *dist, uint *pos)
 {
     uint plane_size = (uint)width * height;
 
@@ -197,20 +181,20 @@ static void VBM3D_FN(vbm3d_search_frame)(__global const VBM3D_FRAME_T *frames,
         uint centre = cpos[c] % plane_size;
 
         if (cdist[c] != INFINITY)
-            VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, slot, centre % width,
-                                        centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
-                                        dist, pos);
+            vbm3d_scan_window(frames, ref, width, height, slot, centre % width,
+                              centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
+                              dist, pos);
     }
 }
 
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
-static void VBM3D_FN(vbm3d_search_direction)(__global const VBM3D_FRAME_T *frames,
-                                             const float *ref, int width,
-                                             int height, int ring, int ref_slot, int dir,
-                                             int nb_frames, int radius,
-                                             const float *ref_dist, const uint *ref_pos,
-                                             float *gdist, uint *gpos)
+static void vbm3d_search_direction(__global const BM3D_RING_T *frames,
+                                   const float *ref, int width,
+                                   int height, int ring, int ref_slot, int dir,
+                                   int nb_frames, int radius,
+                                   const float *ref_dist, const uint *ref_pos,
+                                   float *gdist, uint *gpos)
 {
     float cdist[Q], dist[Q];
     uint cpos[Q], pos[Q];
@@ -223,8 +207,8 @@ static void VBM3D_FN(vbm3d_search_direction)(__global const VBM3D_FRAME_T *frame
     for (int d = 1; d <= nb_frames; d++) {
         int slot = ((ref_slot + dir * d) % ring + ring) % ring;
 
-        VBM3D_FN(vbm3d_search_frame)(frames, ref, width, height, slot, radius, cdist,
-                                     cpos, dist, pos);
+        vbm3d_search_frame(frames, ref, width, height, slot, radius, cdist,
+                           cpos, dist, pos);
         vbm3d_merge(gdist, gpos, dist, pos, 0);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
@@ -234,21 +218,21 @@ static void VBM3D_FN(vbm3d_search_direction)(__global const VBM3D_FRAME_T *frame
     }
 }
 
-__kernel void VBM3D_FN(vbm3d_search)(__global const VBM3D_FRAME_T *frames,
-                                     int width,
-                                     int height,
-                                     int ring,
-                                     int ref_slot,
-                                     int nb_past,
-                                     int nb_future,
-                                     int step,
-                                     int nx,
-                                     int ny,
-                                     int gy_first,
-                                     int radius1,
-                                     int radius2,
-                                     __global uint *positions,
-                                     __global float *distances)
+__kernel void vbm3d_search(__global const BM3D_RING_T *frames,
+                           int width,
+                           int height,
+                           int ring,
+                           int ref_slot,
+                           int nb_past,
+                           int nb_future,
+                           int step,
+                           int nx,
+                           int ny,
+                           int gy_first,
+                           int radius1,
+                           int radius2,
+                           __global uint *positions,
+                           __global float *distances)
 {
     int gx = get_global_id(0);
     int gy = gy_first + get_global_id(1);
@@ -278,16 +262,16 @@ __kernel void VBM3D_FN(vbm3d_search)(__global const VBM3D_FRAME_T *frames,
     }
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
-    VBM3D_FN(vbm3d_scan_window)(frames, ref, width, height, ref_slot, x0, y0, radius1,
-                                VBM3D_R1MAX, ref_pos, 0, dist, pos);
+    vbm3d_scan_window(frames, ref, width, height, ref_slot, x0, y0, radius1,
+                      VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
     vbm3d_merge(gdist, gpos, dist, pos, 1);
     /* forward (d = 0), then backward, one copy of the code */
 #pragma unroll 1
     for (int d = 0; d < 2; d++)
-        VBM3D_FN(vbm3d_search_direction)(frames, ref, width, height, ring, ref_slot,
-                                         d ? -1 : 1, d ? nb_past : nb_future, radius2,
-                                         dist, pos, gdist, gpos);
+        vbm3d_search_direction(frames, ref, width, height, ring, ref_slot,
+                               d ? -1 : 1, d ? nb_past : nb_future, radius2,
+                               dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }

@@ -156,10 +156,10 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_bm3d_filter_ht;
     cl_kernel kernel_bm3d_filter_wiener;
     cl_kernel kernel_bm3d_normalise;
+    cl_kernel kernel_bm3d_normalise_u8; ///< the basic estimate into a ring of bytes
     cl_kernel kernel_vbm3d_search;  ///< predictive search
-    cl_kernel kernel_vbm3d_search_u8; ///< the same on the noisy ring of bytes
     int joint;                      ///< group the three channels together
-    int noisy_bytes;                ///< the noisy ring holds bytes
+    int ring_bytes;                 ///< the noisy and basic rings hold bytes
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of each step
     int round_basic;                ///< basic estimate rounded to integers
@@ -403,18 +403,13 @@ static void define_transforms(const BM3DGPUContext *s, AVBPrint *defines)
 static int build_program(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
-    /* vbm3d_gpu: its search on float planes, then, on a noisy ring of
-     * bytes, the same search on bytes (vbm3d_search_u8) */
     const char *sources[] = {
         ff_source_bm3d_gpu_cl,
 #if CONFIG_VBM3D_GPU_FILTER
         ff_source_vbm3d_search_cl,
-        "#undef VBM3D_FRAME_T\n#undef VBM3D_FN\n"
-        "#define VBM3D_FRAME_T uchar\n#define VBM3D_FN(name) name##_u8\n",
-        ff_source_vbm3d_search_cl,
 #endif
     };
-    int nb_sources = !s->video ? 1 : s->noisy_bytes ? 4 : 2;
+    int nb_sources = s->video ? 2 : 1;
     AVBPrint defines;
     cl_int cle;
     int err;
@@ -424,7 +419,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
-    av_bprintf(&defines, "#define BM3D_NOISY_T %s\n", s->noisy_bytes ? "uchar" : "float");
+    av_bprintf(&defines, "#define BM3D_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
     define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
@@ -449,10 +444,10 @@ static int build_program(AVFilterContext *avctx)
     CL_CREATE_KERNEL(s, bm3d_filter_ht);
     CL_CREATE_KERNEL(s, bm3d_filter_wiener);
     CL_CREATE_KERNEL(s, bm3d_normalise);
+    if (s->ring_bytes)
+        CL_CREATE_KERNEL(s, bm3d_normalise_u8);
     if (s->video)
         CL_CREATE_KERNEL(s, vbm3d_search);
-    if (s->noisy_bytes)
-        CL_CREATE_KERNEL(s, vbm3d_search_u8);
     return 0;
 fail:
     return err;
@@ -497,14 +492,14 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t refs = 0;
     int single = ring == 1;
     int steps = s->estim == ESTIMATE_BASIC ? 1 : 2;
-    size_t noisy_sample = s->noisy_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
+    size_t ring_sample = s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
 
     /* a ring of one frame takes the output in its float plane */
-    av_assert0(!(single && s->noisy_bytes));
+    av_assert0(!(single && s->ring_bytes));
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
-    s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * noisy_sample);
-    s->basic[c]     = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
+    s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
+    s->basic[c]     = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
     s->dst[c]       = single ? share_buffer(s->src[c]) :
                       ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
@@ -539,12 +534,14 @@ static int setup_components(AVFilterContext *avctx, int ring)
      * when the second grid's step is even: its search then sums square
      * blocks exactly (patch_search_squares, with keys), which `fast` gains
      * from; `ref` (step 3) would only lose a little PSNR (doc/benchmarks.md).
-     * vbm3d_gpu's second search is its own. */
+     * vbm3d_gpu rounds it where its rings hold bytes (the estimate is stored
+     * as bytes there); its searches are its own. */
     int integer = s->dn.layout.container == 255 &&
                   !(s->joint && s->dn.layout.is_rgb) &&
                   s->dn.sigma != DENOISE_SIGMA_CURVE;
 
-    s->round_basic = integer && !s->video && s->estim != ESTIMATE_BASIC &&
+    s->round_basic = s->video ? s->ring_bytes && s->estim != ESTIMATE_BASIC :
+                     integer && s->estim != ESTIMATE_BASIC &&
                      FFMIN(s->par[1].step, BLOCK) % 2 == 0;
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         const DenoiseComponent *comp = &s->dn.layout.comp[c];
@@ -591,12 +588,13 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     s->joint = s->color == COLOR_JOINT && ff_denoise_opencl_joint_possible(&s->dn);
     /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
      * its float planes would hold, in a quarter of the memory, and its
-     * first search reads them faster), unless the noise is estimated from
-     * them, the opponent transform makes fractions of them or the ring is
-     * one frame, whose float plane then takes the output */
-    s->noisy_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
-                     s->dn.sigma >= 0 && !(s->joint && s->dn.layout.is_rgb);
-    s->dn.load_bytes = s->noisy_bytes;
+     * searches read them faster) and their basic estimates, rounded to
+     * integers, in its basic ring, unless the noise is estimated from them,
+     * the opponent transform makes fractions of them or the ring is one
+     * frame, whose float plane then takes the output */
+    s->ring_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
+                    s->dn.sigma >= 0 && !(s->joint && s->dn.layout.is_rgb);
+    s->dn.load_bytes = s->ring_bytes;
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
 
@@ -680,15 +678,15 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     /* work-groups of 16x4 reference blocks: on the H100, 2 % faster than
      * 16x8 (more work-groups, so the SMs end together) and than 8x8, 32x2
      * or 64x1 (their windows share less of the cache) */
-    return ff_denoise_opencl_run(avctx, &s->dn, !i && s->noisy_bytes ?
-                                 s->kernel_vbm3d_search_u8 : s->kernel_vbm3d_search,
-                                 args, FF_ARRAY_ELEMS(args), ds->nx,
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_vbm3d_search, args,
+                                 FF_ARRAY_ELEMS(args), ds->nx,
                                  gy_end - gy_first, 16, 4, stage);
 }
 
 /* The estimate of slot 'slot' of step i's accumulators of component c
  * (num / den, den from the patch weights), into slot dst_slot of the ring
- * dst; the basic estimate rounded to integers where round_basic says. */
+ * dst; the basic estimate rounded to integers where round_basic says, and
+ * into bytes where the basic ring holds them. */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
@@ -697,6 +695,8 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     cl_uint samples = comp->width * comp->height;
     cl_uint src_offset = slot * samples, dst_offset = dst_slot * samples;
     cl_int to_integers = i == 0 && s->round_basic;
+    cl_kernel kernel = s->ring_bytes && dst == s->basic[c] ?
+                       s->kernel_bm3d_normalise_u8 : s->kernel_bm3d_normalise;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
         DENOISE_ARG(src_offset), DENOISE_ARG(s->kaiser), DENOISE_ARG(dst),
@@ -704,7 +704,7 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
         DENOISE_ARG(comp->height), DENOISE_ARG(to_integers),
     };
 
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_normalise, args,
+    return ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
                                  FF_ARRAY_ELEMS(args), comp->width,
                                  (comp->height + NORMALISE_ROWS - 1) /
                                  NORMALISE_ROWS, 0, 0, STAGE_NORMALISE);
@@ -966,8 +966,8 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_ht);
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
+    CL_RELEASE_KERNEL(s->kernel_bm3d_normalise_u8);
     CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
-    CL_RELEASE_KERNEL(s->kernel_vbm3d_search_u8);
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);

@@ -119,6 +119,9 @@ VBM3D_CASES = [
     (64, 48, 6, 8, "sigma=20:bstep=3:bstep2=5:range=9:prange=3:range2=5:prange2=7"),
     (64, 48, 6, 8, "sigma=20:transform=bior:transform1d=haar"),
     (64, 48, 6, 8, "sigma=20:thmse=100:thmse2=50:hdthr=2:kaiser=4:perframe=1"),
+    # groups of 32 in both steps (two stacks of 32 patches do not fit: the
+    # Wiener step loads its basic stack apart)
+    (64, 48, 9, 8, "sigma=20:perframe=4:group=32:group2=32"),
     (64, 48, 5, 8, "sigma=0"),
     (40, 32, 6, 16, "sigma=20"),
     (48, 40, 6, "rgb8", "sigma=20"),

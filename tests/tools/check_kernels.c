@@ -31,7 +31,8 @@
  *                        against ref_tool.c's ref_quantise()
  *   bm3d_normalise       random fixed-point sums against bm3d_divide(),
  *                        with 64-bit atomics (where the device has them)
- *                        and with pairs of 32-bit words
+ *                        and with pairs of 32-bit words; bm3d_normalise_u8
+ *                        (into bytes) against the same, rounded
  *   patch_search         small random planes (few levels, for ties, or
  *                        fractional samples), steps, radii, windows of
  *                        frames in a ring, bands, ref_first, skipped
@@ -928,14 +929,18 @@ static int64_t random_fixed(int positive)
  * order of 64 weights times a sample value from -10 to 265 (so that the
  * rounding and the clamp both act). Kaiser window of a random beta
  * from 0 to 5 (the filters' range); rounded to integers (the basic estimate
- * of 8-bit frames) or not, at random.
+ * of 8-bit frames) or not, at random. With 'bytes' (bm3d_normalise_u8, the
+ * basic estimate into vbm3d_gpu's ring of bytes) always rounded, into a
+ * plane of bytes.
  */
 static void normalise_case(Check *c, cl_kernel k, const char *variant,
-                           int w, int h, int sparse)
+                           int w, int h, int sparse, int bytes)
 {
     size_t plane = (size_t)w * h;
     float beta = rndf(0.0f, 5.0f);
-    cl_int to_integers = rnd(2);
+    cl_int to_integers = bytes || rnd(2);
+    /* what the samples outside the output slot hold before and after */
+    const float untouched = bytes ? 165.0f : -1234.5f;
     BM3DTables t;
     float kaiser[BM3D_PATCH2 + BM3D_PATCH];    /* create_tables() */
     int64_t *num = alloc_or_die(2 * plane * sizeof(*num));
@@ -957,13 +962,21 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
                  (int64_t)((double)random_fixed(1) * 64 * rndf(-10.0f, 265.0f));
     }
     for (size_t j = 0; j < 3 * plane; j++)
-        exp[j] = -1234.5f;
+        exp[j] = untouched;
     bnum     = new_buffer(2 * plane * sizeof(*num), num);
     bweights = new_buffer(2 * plane * sizeof(*weights), weights);
     memcpy(kaiser, t.kaiser, sizeof(t.kaiser));
     memcpy(kaiser + BM3D_PATCH2, t.kaiser1, sizeof(t.kaiser1));
     bkaiser  = new_buffer(sizeof(kaiser), kaiser);
-    dst      = new_buffer(3 * plane * sizeof(float), exp);
+    if (bytes) {
+        uint8_t *fill = alloc_or_die(3 * plane);
+
+        memset(fill, (int)untouched, 3 * plane);
+        dst = new_buffer(3 * plane, fill);
+        free(fill);
+    } else {
+        dst = new_buffer(3 * plane * sizeof(float), exp);
+    }
     {
         const Arg args[] = {
             ARG(bnum), ARG(bweights), ARG(src_offset), ARG(bkaiser), ARG(dst),
@@ -971,7 +984,16 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
         };
         run_kernel(k, args, 9, w, (h + 7) / 8, 0, 0);  /* NORMALISE_ROWS */
     }
-    read_buffer(dst, 3 * plane * sizeof(float), got);
+    if (bytes) {
+        uint8_t *out = alloc_or_die(3 * plane);
+
+        read_buffer(dst, 3 * plane, out);
+        for (size_t j = 0; j < 3 * plane; j++)
+            got[j] = out[j];
+        free(out);
+    } else {
+        read_buffer(dst, 3 * plane * sizeof(float), got);
+    }
     bm3d_divide(&t, num + plane, weights + plane, w, h, exp + 2 * plane);
     if (to_integers)
         bm3d_round_to_integers(exp + 2 * plane, plane);
@@ -981,7 +1003,8 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
     if (i >= 0)
         check_fail(c, "%s, %dx%d%s%s, beta %g: slot %ld, (%ld, %ld): got "
                    "%.9g, expected %.9g (num %" PRId64 ")", variant, w, h,
-                   sparse ? " sparse" : "", to_integers ? " to integers" : "",
+                   sparse ? " sparse" : "",
+                   bytes ? " to bytes" : to_integers ? " to integers" : "",
                    beta, i / (long)plane,
                    i % (long)plane % w, i % (long)plane / w, got[i], exp[i],
                    i >= (long)(2 * plane) ? num[i - plane] : 0);
@@ -1008,13 +1031,16 @@ static void check_normalise(cl_program *progs, const char *const *variants,
 
     check_begin(&c, "bm3d_normalise");
     for (int p = 0; p < nb_progs; p++) {
-        cl_kernel k = get_kernel(progs[p], "bm3d_normalise");
+        for (int bytes = 0; bytes < 2; bytes++) {
+            cl_kernel k = get_kernel(progs[p], bytes ? "bm3d_normalise_u8" :
+                                                       "bm3d_normalise");
 
-        for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++)
-            for (int sparse = 0; sparse < 2; sparse++)
-                normalise_case(&c, k, variants[p], small_sizes[s].w,
-                               small_sizes[s].h, sparse);
-        clReleaseKernel(k);
+            for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++)
+                for (int sparse = 0; sparse < 2; sparse++)
+                    normalise_case(&c, k, variants[p], small_sizes[s].w,
+                                   small_sizes[s].h, sparse, bytes);
+            clReleaseKernel(k);
+        }
     }
     check_end(&c);
 }
