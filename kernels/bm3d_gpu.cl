@@ -50,12 +50,9 @@
 #define K       8
 #define KK      64
 
-/* The type of the samples of the noisy frames and of the basic estimates:
- * float, or uchar where the host keeps both rings of 8-bit frames as bytes
- * (vbm3d_gpu; the basic estimate is then rounded to integers). */
-#ifndef BM3D_RING_T
-#define BM3D_RING_T float
-#endif
+/* The noisy frames and the basic estimates are rings of DENOISE_RING_T
+ * (denoise_common.cl); with uchar (vbm3d_gpu on 8-bit frames) the basic
+ * estimate is rounded to integers. */
 #define FIX_ONE 4294967296.0f   /* 2^32: fixed-point unit of the sums */
 
 /*
@@ -223,8 +220,8 @@ static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
  * goes to stack2 in the same loop, so that the loads overlap.
  */
 static void bm3d_load_columns(__constant uint *m, const int kind,
-                              __global const BM3D_RING_T *plane,
-                              __global const BM3D_RING_T *plane2,
+                              __global const DENOISE_RING_T *plane,
+                              __global const DENOISE_RING_T *plane2,
                               const int two, __global const uint *positions,
                               int r, int n, int width, int lid,
                               __local float *stack, __local float *stack2)
@@ -275,8 +272,8 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  * caller puts a barrier between the reads of the stacks here and the next
  * writes to them.
  */
-static void bm3d_transform_forward(__global const BM3D_RING_T *plane,
-                                   __global const BM3D_RING_T *plane2,
+static void bm3d_transform_forward(__global const DENOISE_RING_T *plane,
+                                   __global const DENOISE_RING_T *plane2,
                                    const int two,
                                    __global const uint *positions, int r,
                                    int n, int width, __constant uint *fwd,
@@ -530,8 +527,8 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * branch. 'corner' holds each patch's accumulator index (a local int per
  * patch), computed once instead of by every work-item.
  */
-static void bm3d_filter_group(__global const BM3D_RING_T *noisy,
-                              __global const BM3D_RING_T *basic,
+static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
+                              __global const DENOISE_RING_T *basic,
                               int width,
                               int nx,
                               __global const uint *positions,
@@ -623,8 +620,8 @@ static void bm3d_filter_group(__global const BM3D_RING_T *noisy,
 
 #define BM3D_FILTER_KERNEL(name, wiener)                                       \
 __kernel __attribute__((reqd_work_group_size(KK, 1, 1)))                       \
-void name(__global const BM3D_RING_T *noisy,                                  \
-          __global const BM3D_RING_T *basic,                                   \
+void name(__global const DENOISE_RING_T *noisy,                                \
+          __global const DENOISE_RING_T *basic,                                \
           int width, int nx, __global const uint *positions,                   \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *kaiser, __global long *num,       \

@@ -30,6 +30,13 @@
  * golden model compute the same values. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* The type of the samples of the rings of frames that a filter keeps and
+ * its kernels read: float, or uchar where the filter keeps 8-bit frames as
+ * the bytes that their float planes would hold (vbm3d_gpu, its define). */
+#ifndef DENOISE_RING_T
+#define DENOISE_RING_T float
+#endif
+
 __constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |
                                        CLK_ADDRESS_CLAMP_TO_EDGE   |
                                        CLK_FILTER_NEAREST;

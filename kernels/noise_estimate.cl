@@ -84,12 +84,12 @@ static float noise_dct_half(__constant float *dct, int r, const float *e)
 
 /*
  * Block (bx, by) at (bx * step, by * step) of the plane that starts
- * 'offset' floats into 'plane'. A block with NOISE_CLIP_MAX samples or more
+ * 'offset' samples into 'plane'. A block with NOISE_CLIP_MAX samples or more
  * at 0 or at 'top' (the largest value of the format) is left out: clipping
  * removes noise. The others get their code: valid bit, intensity bin,
  * low- and high-frequency energy bins, and count in hist_low.
  */
-__kernel void noise_blocks(__global const float *plane,
+__kernel void noise_blocks(__global const DENOISE_RING_T *plane,
                            uint offset,
                            int width,
                            int step,
@@ -102,7 +102,7 @@ __kernel void noise_blocks(__global const float *plane,
 {
     int bx = get_global_id(0);
     int by = get_global_id(1);
-    const __global float *p;
+    const __global DENOISE_RING_T *p;
     float rows[NOISE_BLOCK][NOISE_BLOCK];
     float sum = 0.0f, low = 0.0f, high = 0.0f, mean;
     int clipped = 0, ibin, lbin, hbin;

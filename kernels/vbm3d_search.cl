@@ -20,8 +20,8 @@
 
 /*
  * Built for vbm3d_gpu only, after patch_search.cl (its tables of NB
- * entries) and bm3d_gpu.cl (K, the block size, and BM3D_RING_T, the type of
- * the frames' samples: float, or uchar for 8-bit frames kept as bytes).
+ * entries) and bm3d_gpu.cl (K, the block size); the frames are rings of
+ * DENOISE_RING_T (denoise_common.cl).
  */
 
 #pragma OPENCL FP_CONTRACT OFF
@@ -74,7 +74,7 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
  * patch held in registers: per row the sum of the 8 squares, then the rows;
  * stops once 'limit' is reached. */
 static float vbm3d_distance(const float *ref,
-                            __global const BM3D_RING_T *b,
+                            __global const DENOISE_RING_T *b,
                             int width, float limit)
 {
     float ssd = 0.0f;
@@ -99,14 +99,14 @@ static float vbm3d_distance(const float *ref,
  * vbm3d_distance in the same order (without its early stop, which does not
  * change which candidates enter).
  */
-static void vbm3d_scan_window(__global const BM3D_RING_T *frames,
+static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
                               const float *ref, int width, int height,
                               int slot, int cx, int cy, int radius,
                               const int rmax, uint exclude, int dedupe,
                               float *dist, uint *pos)
 {
     uint plane_size = (uint)width * height;
-    __global const BM3D_RING_T *plane = frames + slot * plane_size;
+    __global const DENOISE_RING_T *plane = frames + slot * plane_size;
     int xs = max(0, cx - radius), xe = min(width  - K, cx + radius);
     int ys = max(0, cy - radius), ye = min(height - K, cy + radius);
 
@@ -130,7 +130,7 @@ static void vbm3d_scan_window(__global const BM3D_RING_T *frames,
             acc[c] = 0.0f;
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            __global const BM3D_RING_T *line = plane + (y + j) * width;
+            __global const DENOISE_RING_T *line = plane + (y + j) * width;
             float row[VBM3D_SIDE + K - 1];
 
 #pragma unroll
@@ -160,7 +160,7 @@ static void vbm3d_scan_window(__global const BM3D_RING_T *frames,
 
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
-static void vbm3d_search_frame(__global const BM3D_RING_T *frames,
+static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
                                const float *ref,
                                int width, int height, int slot, int radius,
                                const float *cdist, const uint *cpos,
@@ -189,7 +189,7 @@ static void vbm3d_search_frame(__global const BM3D_RING_T *frames,
 
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
-static void vbm3d_search_direction(__global const BM3D_RING_T *frames,
+static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
                                    const float *ref, int width,
                                    int height, int ring, int ref_slot, int dir,
                                    int nb_frames, int radius,
@@ -218,7 +218,7 @@ static void vbm3d_search_direction(__global const BM3D_RING_T *frames,
     }
 }
 
-__kernel void vbm3d_search(__global const BM3D_RING_T *frames,
+__kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
                            int width,
                            int height,
                            int ring,

@@ -895,7 +895,7 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     };
 
     av_assert0(!dn->load_bytes || (layout->container == 255.0f &&
-                                   dn->noise.mode == DENOISE_NOISE_FIXED));
+                                   dn->noise.mode != DENOISE_NOISE_CURVE));
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[dn->load_bytes ?
                                                         DENOISE_KERNEL_LOAD_U8 :
                                                         DENOISE_KERNEL_LOAD],

@@ -352,8 +352,10 @@ typedef struct DenoiseOpenCLContext {
     AVBufferRef *sw_frames_ref;
     /**
      * ff_denoise_opencl_load_frame() loads the samples as bytes (8-bit
-     * frames, fixed sigma, no opponent transform: the integers the float
-     * planes would hold) instead of floats.
+     * frames, sigma given or estimated but not curve, no opponent
+     * transform: the integers the float planes would hold) instead of
+     * floats; the program is then built with DENOISE_RING_T uchar, so that
+     * the noise estimator reads them too.
      */
     int load_bytes;
     cl_command_queue queue;

@@ -419,7 +419,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
-    av_bprintf(&defines, "#define BM3D_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
+    av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
     define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
@@ -589,11 +589,12 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
      * its float planes would hold, in a quarter of the memory, and its
      * searches read them faster) and their basic estimates, rounded to
-     * integers, in its basic ring, unless the noise is estimated from them,
-     * the opponent transform makes fractions of them or the ring is one
-     * frame, whose float plane then takes the output */
+     * integers, in its basic ring, unless sigma=curve's transform or the
+     * opponent transform makes fractions of them or the ring is one frame,
+     * whose float plane then takes the output */
     s->ring_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
-                    s->dn.sigma >= 0 && !(s->joint && s->dn.layout.is_rgb);
+                    s->dn.sigma != DENOISE_SIGMA_CURVE &&
+                    !(s->joint && s->dn.layout.is_rgb);
     s->dn.load_bytes = s->ring_bytes;
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
