@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -158,14 +158,14 @@ check-ffmpeg-%:
 # H100: make check-gpu OPENCL_DEVICE=1.0 FFMPEG=path/ffmpeg TESTBIN=path/tools
 # with an ffmpeg and test tools built here and copied over (nothing is
 # built): the FATE tests' frame checksums (tests/fate_md5.py), the golden
-# models, nv12/p010/p016 and hwmap (tests/semiplanar.sh), and GPU_CASES
-# random robustness cases.
+# models (with 200 random cases), nv12/p010/p016 and hwmap
+# (tests/semiplanar.sh), and GPU_CASES random robustness cases.
 GPU_CASES ?= 300
 GPU_JOBS ?= 8
 check-gpu:
 	$(PYTHON) tests/fate_md5.py --ffmpeg $(FFMPEG) $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	@mkdir -p $(PHOTO_CACHE)
-	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 200 \
 	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
@@ -228,10 +228,20 @@ check-robustness: ffmpeg
 check-robustness-long: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) PYTHON=$(PYTHON) tests/robustness_long.sh
 
+# The fixed cases of tests/golden.py and 16 random ones (seed 1); the
+# long run draws GOLDEN_RANDOM cases of GOLDEN_SEED (doc/reliability.md)
+GOLDEN_RANDOM ?= 1000
+GOLDEN_SEED ?= 2
 check-model: ffmpeg $(TEST_TOOLS) check-vbm3d-model
 	@mkdir -p $(PHOTO_CACHE)
-	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) \
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 16 \
 	    --work $(BUILDDIR)/golden $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
+
+check-model-long: ffmpeg $(TEST_TOOLS)
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --no-fixed \
+	    --random $(GOLDEN_RANDOM) --seed $(GOLDEN_SEED) \
+	    --work $(BUILDDIR)/golden-long $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 
 check-quality: ffmpeg $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)

@@ -7,7 +7,11 @@ formats; the models write their output with the low bits 0, option -shift),
 and several option sets; 4:2:0 and 4:2:2 frames plane by plane (the
 chroma options csigma, pc and rc on U and V, planes left out unchanged);
 vbm3d_gpu on short sequences of a moving crop, of 1 frame, of fewer frames
-than the window and of more.
+than the window and of more. With --random N, also N random cases of
+bm3d_gpu (images) and vbm3d_gpu (sequences) in turn, seeded (--seed):
+size, format (8 and 16 bits, RGB) and every option of both steps, so that
+combinations no fixed case has are compared too (a wrong picture of
+vbm3d_gpu with groups of 32 on 8-bit frames went unseen until 2026-11-26).
 
 Tolerance, and why:
   - bm3d_gpu and vbm3d_gpu: none. Their models follow
@@ -31,6 +35,7 @@ Every case starts without the outputs of an earlier run.
 
 import argparse
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -398,6 +403,54 @@ def filter_msb(ff, src, chain, dst, fmt):
     write_pnm16(dst, w, h, rgb, 3)
 
 
+def random_option(rng, opts, p, name, value):
+    """Add name=value to opts with probability p."""
+    if rng.random() < p:
+        opts.append("%s=%s" % (name, value))
+
+
+def random_cases(seed, n):
+    """n random cases, bm3d_gpu images and vbm3d_gpu sequences in turn
+    (case k of a seed is the same on every machine): size, format, and
+    options of both steps drawn within the filters' ranges, each left at its
+    default half the time or more. Returns (images, sequences) in the forms
+    of BM3D_CASES and VBM3D_CASES."""
+    rng = random.Random(seed)
+    images, sequences = [], []
+    for k in range(n):
+        video = k % 2 == 1
+        bits = rng.choice([8, 8, 8, 16, "rgb8"])
+        opts = ["sigma=%d" % rng.choice([0, 5, 10, 20, 35, 60])]
+        if not video:
+            random_option(rng, opts, 0.25, "preset", "ref")
+        for suffix in ("", "2"):
+            random_option(rng, opts, 0.4, "bstep" + suffix, rng.randint(1, 8))
+            random_option(rng, opts, 0.4, "group" + suffix, rng.choice([1, 2, 4, 8, 16, 32]))
+            random_option(rng, opts, 0.3, "range" + suffix, rng.randint(1, 21))
+            random_option(rng, opts, 0.3, "thmse" + suffix, rng.choice([50, 400, 2500, 10000]))
+            if video:
+                random_option(rng, opts, 0.3, "prange" + suffix, rng.randint(1, 9))
+        random_option(rng, opts, 0.3, "hdthr", round(rng.uniform(1.5, 3.5), 2))
+        random_option(rng, opts, 0.3, "kaiser", round(rng.uniform(0.0, 4.0), 2))
+        random_option(rng, opts, 0.3, "transform", rng.choice(["dct", "bior"]))
+        random_option(rng, opts, 0.3, "transform1d", rng.choice(["hadamard", "haar"]))
+        random_option(rng, opts, 0.15, "estim", "basic")
+        if bits == "rgb8":
+            random_option(rng, opts, 0.3, "color", "planes")
+        if video:
+            random_option(rng, opts, 0.4, "perframe", rng.randint(1, 8))
+            random_option(rng, opts, 0.5, "past", rng.randint(0, 4))
+            if rng.random() < 0.15:
+                opts.append("causal=1")
+            else:
+                random_option(rng, opts, 0.5, "future", rng.randint(0, 4))
+            sequences.append((rng.randint(1, 48), rng.randint(1, 40), rng.randint(1, 7), bits,
+                              ":".join(opts)))
+        else:
+            images.append((rng.randint(1, 80), rng.randint(1, 64), bits, ":".join(opts)))
+    return images, sequences
+
+
 def main():
     ap = argparse.ArgumentParser()
     ffmpeg.add_options(ap)
@@ -405,6 +458,11 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--match", default="",
                     help="run only the cases whose filter, format or options contain this")
+    ap.add_argument("--random", type=int, default=0, metavar="N",
+                    help="also N random cases, bm3d_gpu and vbm3d_gpu in turn (random_cases)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the random cases [1]")
+    ap.add_argument("--no-fixed", action="store_true",
+                    help="only the random cases, none of the fixed lists")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -412,8 +470,10 @@ def main():
     camera = os.path.join(skimage_data_dir(args.work), "camera.png")
     astronaut = os.path.join(skimage_data_dir(args.work), "astronaut.png")
     tally = Tally()
-    cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES] + \
-            [("bm3d_gpu", "bm3d_ref") + c for c in BM3D_CASES]
+    random_images, random_sequences = random_cases(args.seed, args.random)
+    fixed = not args.no_fixed
+    cases = [("nlmeans_gpu", "nlmeans_ref") + c for c in CASES if fixed] + \
+            [("bm3d_gpu", "bm3d_ref") + c for c in (BM3D_CASES if fixed else []) + random_images]
     for i, (filt, model, w, h, bits, opts) in enumerate(cases):
         if args.match not in "%s %s %s" % (filt, bits, opts):
             continue
@@ -449,12 +509,12 @@ def main():
             tally.cases += 1
             tally.result(ok, "%-11s %3dx%-3d %-5s %-44s %-6s %s" % (filt, w, h, bits, opts,
                                                                    search, line))
-    for i, case in enumerate(SUBSAMPLED_CASES):
+    for i, case in enumerate(SUBSAMPLED_CASES if fixed else []):
         if args.match not in "%s %s %s" % (case[0], case[3], case[4]):
             continue
         subsampled_case(ff, args, tally, astronaut, i, case)
-    sequences = [("vbm3d_gpu", c) for c in VBM3D_CASES] + \
-                [("nlmeans_gpu", c) for c in NLMEANS_VIDEO_CASES]
+    sequences = [("vbm3d_gpu", c) for c in (VBM3D_CASES if fixed else []) + random_sequences] + \
+                [("nlmeans_gpu", c) for c in NLMEANS_VIDEO_CASES if fixed]
     for i, (filt, case) in enumerate(sequences):
         if args.match not in "%s %s %s" % (filt, case[3], case[4]):
             continue
