@@ -158,14 +158,14 @@ check-ffmpeg-%:
 # H100: make check-gpu OPENCL_DEVICE=1.0 FFMPEG=path/ffmpeg TESTBIN=path/tools
 # with an ffmpeg and test tools built here and copied over (nothing is
 # built): the FATE tests' frame checksums (tests/fate_md5.py), the golden
-# models (with 200 random cases), nv12/p010/p016 and hwmap
+# models (with 100 random cases), nv12/p010/p016 and hwmap
 # (tests/semiplanar.sh), and GPU_CASES random robustness cases.
 GPU_CASES ?= 300
 GPU_JOBS ?= 8
 check-gpu:
 	$(PYTHON) tests/fate_md5.py --ffmpeg $(FFMPEG) $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	@mkdir -p $(PHOTO_CACHE)
-	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 200 \
+	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 100 \
 	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
