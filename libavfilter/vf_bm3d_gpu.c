@@ -534,14 +534,13 @@ static int setup_components(AVFilterContext *avctx, int ring)
      * when the second grid's step is even: its search then sums square
      * blocks exactly (patch_search_squares, with keys), which `fast` gains
      * from; `ref` (step 3) would only lose a little PSNR (doc/benchmarks.md).
-     * vbm3d_gpu rounds it where its rings hold bytes (the estimate is stored
-     * as bytes there); its searches are its own. */
+     * vbm3d_gpu's basic estimate is rounded where its rings hold bytes
+     * (bm3d_normalise_u8); its searches are its own. */
     int integer = s->dn.layout.container == 255 &&
                   !(s->joint && s->dn.layout.is_rgb) &&
                   s->dn.sigma != DENOISE_SIGMA_CURVE;
 
-    s->round_basic = s->video ? s->ring_bytes && s->estim != ESTIMATE_BASIC :
-                     integer && s->estim != ESTIMATE_BASIC &&
+    s->round_basic = integer && !s->video && s->estim != ESTIMATE_BASIC &&
                      FFMIN(s->par[1].step, BLOCK) % 2 == 0;
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         const DenoiseComponent *comp = &s->dn.layout.comp[c];
@@ -687,7 +686,7 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
 /* The estimate of slot 'slot' of step i's accumulators of component c
  * (num / den, den from the patch weights), into slot dst_slot of the ring
  * dst; the basic estimate rounded to integers where round_basic says, and
- * into bytes where the basic ring holds them. */
+ * rounded into bytes where the basic ring holds them. */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
