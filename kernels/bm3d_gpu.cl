@@ -719,6 +719,7 @@ static int bm3d_normalise_column(__global const long *num,
     return n;
 }
 
+/* The nearest integer to v, ties to even, within 0 .. 255. */
 static float bm3d_to_integer(float v)
 {
     return clamp(rint(v), 0.0f, 255.0f);
