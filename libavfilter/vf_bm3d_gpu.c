@@ -499,14 +499,19 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
     s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
-    s->basic[c]     = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
     s->dst[c]       = single ? share_buffer(s->src[c]) :
                       ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
     s->distances[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_float));
-    if (!s->src[c] || !s->basic[c] || !s->dst[c] || !s->positions[c] ||
-        !s->distances[c])
+    if (!s->src[c] || !s->dst[c] || !s->positions[c] || !s->distances[c])
         return AVERROR(ENOMEM);
+    /* with estim=basic no second step reads basic estimates: no ring for
+     * them (the first step's kernel gets a null buffer it never reads) */
+    if (steps == 2) {
+        s->basic[c] = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
+        if (!s->basic[c])
+            return AVERROR(ENOMEM);
+    }
     for (int i = 0; i < steps; i++) {
         if (i && single) {
             s->num[i][c] = share_buffer(s->num[0][c]);
@@ -807,7 +812,11 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
         err = run_step_groups(avctx, i, c0, n, &win);
         if (err < 0)
             return err;
-        /* the estimates of frame t are complete */
+        /* the estimates of frame t are complete: the final one into the
+         * output planes, the basic one into its ring (with estim=basic,
+         * finish_frame() normalises it into the output planes instead) */
+        if (i == 0 && s->estim == ESTIMATE_BASIC)
+            continue;
         for (int c = c0; c < c0 + n; c++) {
             err = normalise(avctx, c, i, acc_slot(s, t),
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
