@@ -116,17 +116,20 @@ static const BM3DStep presets[3][2] = {
     [PRESET_VIDEO] = { { 6,  8,  7, 2500, 5 }, { 4, 8, 7, 400, 5 } },
 };
 
-/* The transforms of each preset: `ref` has those of the reference
- * implementation (Bior1.5 in the first step, Haar along the groups), `fast`
- * its Haar transform (with Walsh-Hadamard it falls more than 0.3 dB behind
- * `ref` on colour at sigma 20). */
+/* The transforms of each preset and its Wiener regularisation: `ref` has
+ * the transforms of the reference implementation (Bior1.5 in the first
+ * step, Haar along the groups) and a Wiener step with mu2 = 0.9, nearer the
+ * reference's output in gray at every sigma and as near in colour
+ * (doc/benchmarks.md); `fast` has its Haar transform (with Walsh-Hadamard it
+ * falls more than 0.3 dB behind `ref` on colour at sigma 20). */
 static const struct {
     enum BM3DTransform transform;
     enum BM3DTransform1D transform1d;
-} preset_transforms[3] = {
-    [PRESET_FAST]  = { TRANSFORM_DCT,  TRANSFORM1D_HAAR },
-    [PRESET_REF]   = { TRANSFORM_BIOR, TRANSFORM1D_HAAR },
-    [PRESET_VIDEO] = { TRANSFORM_DCT,  TRANSFORM1D_HADAMARD },
+    float mu2;
+} preset_filters[3] = {
+    [PRESET_FAST]  = { TRANSFORM_DCT,  TRANSFORM1D_HAAR,     1.0f },
+    [PRESET_REF]   = { TRANSFORM_BIOR, TRANSFORM1D_HAAR,     0.9f },
+    [PRESET_VIDEO] = { TRANSFORM_DCT,  TRANSFORM1D_HADAMARD, 1.0f },
 };
 
 typedef struct BM3DGPUContext {
@@ -137,6 +140,7 @@ typedef struct BM3DGPUContext {
     int   preset;
     BM3DStep opt[2];       ///< -1 / -1.0: from the preset
     float hdthr;
+    float mu2;             ///< Wiener regularisation; < 0: from the preset
     float beta;
     int   transform;       ///< 2-D transform of the first step
     int   haar;            ///< Haar instead of Walsh-Hadamard along groups
@@ -342,9 +346,9 @@ static int resolve_parameters(AVFilterContext *avctx)
         }
     }
     if (s->transform == TRANSFORM_PRESET)
-        s->transform = preset_transforms[s->preset].transform;
+        s->transform = preset_filters[s->preset].transform;
     if (s->haar == TRANSFORM1D_PRESET)
-        s->haar = preset_transforms[s->preset].transform1d == TRANSFORM1D_HAAR;
+        s->haar = preset_filters[s->preset].transform1d == TRANSFORM1D_HAAR;
     s->nb_max = FFMAX(s->par[0].group, s->par[1].group);
     if (s->causal)
         s->future = 0;
@@ -735,6 +739,11 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     cl_int acc_ref = acc_slot(s, win->t);
     float sigma = channel_sigma(s, c);
     float threshold = s->hdthr * sigma;
+    /* the Wiener step's noise: sigma^2 mu2 */
+    float mu2 = s->mu2 >= 0.0f ? s->mu2 : preset_filters[s->preset].mu2;
+
+    if (i)
+        sigma *= sqrtf(mu2);
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->src[c]), DENOISE_ARG(s->basic[c]),
         DENOISE_ARG(comp->width), DENOISE_ARG(ds->nx),
@@ -1019,11 +1028,13 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
       OFFSET(opt[1].thmse), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 65025, FLAGS }
 
 /* The denoising options of both filters, before their block options; the
- * strings say where the transforms' defaults come from. */
-#define BM3D_COMMON_OPTIONS(TRANSFORM, TRANSFORM1D)                                                  \
+ * strings say where the transforms' and mu2's defaults come from. */
+#define BM3D_COMMON_OPTIONS(TRANSFORM, TRANSFORM1D, MU2)                                            \
     DENOISE_OPENCL_SIGMA_OPTIONS(BM3DGPUContext, RFLAGS),                                           \
     { "hdthr", "hard threshold of the first step, in units of sigma",                              \
       OFFSET(hdthr), AV_OPT_TYPE_FLOAT, { .dbl = 2.7 }, 0, 100, RFLAGS },                           \
+    { "mu2", "Wiener regularisation of the second step, in units of sigma^2 (-1: " MU2 ")",         \
+      OFFSET(mu2), AV_OPT_TYPE_FLOAT, { .dbl = -1 }, -1, 100, RFLAGS },                             \
     { "kaiser", "beta of the Kaiser window of the aggregation",                                     \
       OFFSET(beta), AV_OPT_TYPE_FLOAT, { .dbl = 2.0 }, 0, KAISER_MAX, FLAGS },                      \
     { "transform", "2-D transform of the first step, the second uses the DCT (-1: " TRANSFORM ")",  \
@@ -1078,7 +1089,7 @@ static av_cold int bm3d_gpu_init_filter(AVFilterContext *avctx)
 }
 
 static const AVOption bm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS("preset's, fast dct, ref bior", "haar"),
+    BM3D_COMMON_OPTIONS("preset's, fast dct, ref bior", "haar", "fast 1, ref 0.9"),
     { "preset", "parameter set",
       OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
         { "fast", "step 4, 21x21 then 17x17 window, groups of 16, DCT, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
@@ -1118,7 +1129,7 @@ static av_cold int vbm3d_gpu_init_filter(AVFilterContext *avctx)
 }
 
 static const AVOption vbm3d_gpu_options[] = {
-    BM3D_COMMON_OPTIONS("dct", "hadamard"),
+    BM3D_COMMON_OPTIONS("dct", "hadamard", "1"),
     BM3D_STEP_OPTIONS("6", "8", "7", "2500", "4", "8", "7", "400"),
     { "prange", "predictive search window in the other frames, first step (0: 5)",
       OFFSET(opt[0].prange), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 99, FLAGS },

@@ -72,6 +72,8 @@ BM3D_CASES = [
     (64, 48, 8, "sigma=20:bstep=1:bstep2=2"),
     (64, 48, 8, "sigma=20:thmse=100:thmse2=50"),
     (64, 48, 8, "sigma=20:hdthr=1.5:kaiser=4"),
+    (64, 48, 8, "sigma=20:mu2=0.5"),
+    (97, 61, 8, "sigma=20:preset=ref:mu2=1"),
     (64, 48, 8, "sigma=0"),
     (64, 48, 8, "sigma=20:transform=bior"),
     (97, 61, 8, "sigma=20:preset=ref:transform=bior"),
@@ -95,7 +97,7 @@ BM3D_CASES = [
 BM3D_OPTIONS = {"sigma": "-sigma", "preset": "-profile", "estim": "-estim",
                 "bstep": "-step1", "group": "-group1", "range": "-window1", "thmse": "-tau1",
                 "bstep2": "-step2", "group2": "-group2", "range2": "-window2", "thmse2": "-tau2",
-                "hdthr": "-lambda", "kaiser": "-beta", "color": "-color",
+                "hdthr": "-lambda", "mu2": "-mu2", "kaiser": "-beta", "color": "-color",
                 "transform": "-transform", "transform1d": "-transform1d"}
 
 # bits -> (format of the crop, format through the filter, file extension);
@@ -124,6 +126,7 @@ VBM3D_CASES = [
     (64, 48, 6, 8, "sigma=20:bstep=3:bstep2=5:range=9:prange=3:range2=5:prange2=7"),
     (64, 48, 6, 8, "sigma=20:transform=bior:transform1d=haar"),
     (64, 48, 6, 8, "sigma=20:thmse=100:thmse2=50:hdthr=2:kaiser=4:perframe=1"),
+    (64, 48, 6, 8, "sigma=20:mu2=0.6"),
     # groups of 32 in both steps (two stacks of 32 patches do not fit: the
     # Wiener step loads its basic stack apart)
     (64, 48, 9, 8, "sigma=20:perframe=4:group=32:group2=32"),
@@ -432,6 +435,7 @@ def random_cases(seed, n):
                 random_option(rng, opts, 0.3, "prange" + suffix, rng.randint(1, 9))
         random_option(rng, opts, 0.3, "hdthr", round(rng.uniform(1.5, 3.5), 2))
         random_option(rng, opts, 0.3, "kaiser", round(rng.uniform(0.0, 4.0), 2))
+        random_option(rng, opts, 0.3, "mu2", round(rng.uniform(0.2, 1.5), 2))
         random_option(rng, opts, 0.3, "transform", rng.choice(["dct", "bior"]))
         random_option(rng, opts, 0.3, "transform1d", rng.choice(["hadamard", "haar"]))
         random_option(rng, opts, 0.15, "estim", "basic")

@@ -75,10 +75,11 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
         const char *name;
         BM3DModelStep steps[2];
         int transform, haar;
+        float mu2;
     } profiles[] = {
-        /*          step window group tau                                  DCT Haar */
-        { "fast", { { 4, 21, 16, 3000.0f }, { 4, 17, 16, 400.0f } },        1,  1 },
-        { "ref",  { { 3, 39, 16, 3000.0f }, { 3, 39, 32, 400.0f } },        0,  1 },
+        /*          step window group tau                                  DCT Haar mu2 */
+        { "fast", { { 4, 21, 16, 3000.0f }, { 4, 17, 16, 400.0f } },        1,  1,  1.0f },
+        { "ref",  { { 3, 39, 16, 3000.0f }, { 3, 39, 32, 400.0f } },        0,  1,  0.9f },
     };
     size_t i;
 
@@ -86,6 +87,7 @@ int bm3d_model_profile(BM3DModelParams *par, const char *name)
         if (!strcmp(name, profiles[i].name)) {
             par->sigma    = 10.0f;
             par->lambda   = 2.7f;
+            par->mu2      = profiles[i].mu2;
             par->beta     = 2.0f;
             par->transform = profiles[i].transform;
             par->haar      = profiles[i].haar;
@@ -109,6 +111,8 @@ const char *bm3d_model_check(const BM3DModelParams *par, int width, int height)
         return "sigma must be in 0..255";
     if (!(par->lambda >= 0.0f && par->lambda <= 100.0f))
         return "lambda must be in 0..100";
+    if (!(par->mu2 >= 0.0f && par->mu2 <= 100.0f))
+        return "mu2 must be in 0..100";
     if (!(par->beta >= 0.0f && par->beta <= 100.0f))
         return "beta must be in 0..100";
     if (par->estim != 0 && par->estim != 1)
@@ -756,6 +760,11 @@ void bm3d_hard_threshold_group(const BM3DTables *t,
     aggregate_group(t, stack, n, w, best, width, first_frame, num, weights);
 }
 
+float bm3d_wiener_sigma(float sigma, float mu2)
+{
+    return sigma * sqrtf(mu2);
+}
+
 /*
  * Step 2 for one group: empirical Wiener filtering. U, B: 3-D spectra of
  * the group in the noisy plane and in the basic estimate. Per coefficient,
@@ -817,11 +826,12 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
     const int ny = bm3d_grid_count(height, st->step);
     const float *search = s == 0 ? noisy[0] : basic[0];
     BM3DNeighbor best[MAX_GROUP];
-    float thr[3];
+    float thr[3], wiener_sigma[3];
     int gx, gy, c;
 
     for (c = 0; c < nb_ch; c++) {
         thr[c] = par->lambda * sigma[c];
+        wiener_sigma[c] = bm3d_wiener_sigma(sigma[c], par->mu2);
         memset(num[c], 0, plane_size * sizeof(*num[c]));
         memset(weights[c], 0, plane_size * sizeof(*weights[c]));
     }
@@ -838,7 +848,7 @@ static void run_step(const BM3DTables *t, int s, int nb_ch,
                                               weights + c);
                 else
                     bm3d_wiener_group(t, noisy + c, basic + c, width, best, n,
-                                      0, sigma[c], stack_u, stack_b, num + c,
+                                      0, wiener_sigma[c], stack_u, stack_b, num + c,
                                       weights + c);
             }
         }

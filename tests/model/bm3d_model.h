@@ -33,6 +33,8 @@ typedef struct BM3DModelStep {
 typedef struct BM3DModelParams {
     float sigma;        /* noise standard deviation, 8-bit scale */
     float lambda;       /* hard threshold in units of sigma (step 1) */
+    float mu2;          /* Wiener regularisation (step 2): its sigma is
+                           sigma * sqrtf(mu2), in float */
     float beta;         /* Kaiser window parameter */
     BM3DModelStep steps[2]; /* [0]: step 1 (hard thresholding),
                                [1]: step 2 (Wiener filtering) */

@@ -98,6 +98,10 @@ void bm3d_keep_best(BM3DNeighbor *best, int n, BM3DNeighbor cand);
  */
 int bm3d_group_size(const BM3DNeighbor *best, int group, float tau);
 
+/* The noise of the Wiener step: sigma * sqrtf(mu2), in float (sigma itself
+ * when mu2 is 1). */
+float bm3d_wiener_sigma(float sigma, float mu2);
+
 /*
  * Filtering of one group best[0 .. n - 1] and its aggregation.
  *
@@ -108,7 +112,8 @@ int bm3d_group_size(const BM3DNeighbor *best, int group, float tau);
  * (and stack_b) hold BM3D_MAX_GROUP * 64 floats of scratch.
  *
  * Step 1: hard threshold thr = lambda * sigma. Step 2: Wiener filtering of
- * the noisy stack with the basic one as oracle and noise sigma.
+ * the noisy stack with the basic one as oracle and noise sigma (the
+ * Wiener sigma, bm3d_wiener_sigma()).
  */
 void bm3d_hard_threshold_group(const BM3DTables *t,
                                const float *const *noisy, int width,

@@ -52,6 +52,7 @@ static void usage(void)
         "  -group1/-group2 N   largest group, 1, 2, 4 .. 32    (fast 16/16, ref 16/32)\n"
         "  -tau1/-tau2 T       largest mean squared distance   (3000/400)\n"
         "  -lambda L           hard threshold in units of sigma       (2.7)\n"
+        "  -mu2 M              Wiener regularisation, units of sigma^2 (fast 1, ref 0.9)\n"
         "  -beta B             Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (fast dct, ref bior)\n"
         "  -transform1d T      along groups: hadamard or haar         (haar)\n"
@@ -137,6 +138,8 @@ int main(int argc, char **argv)
             par.steps[opt[4] - '1'].tau = (float)ref_parse_num(opt, argv[++a], 0, 1e9);
         else if (!strcmp(opt, "-lambda"))
             par.lambda = (float)ref_parse_num(opt, argv[++a], 0, 100);
+        else if (!strcmp(opt, "-mu2"))
+            par.mu2 = (float)ref_parse_num(opt, argv[++a], 0, 100);
         else if (!strcmp(opt, "-transform")) {
             const char *v = argv[++a];
             if (!v || (strcmp(v, "bior") && strcmp(v, "dct")))

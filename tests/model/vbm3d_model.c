@@ -93,6 +93,7 @@ void vbm3d_model_defaults(VBM3DModelParams *par)
 
     par->sigma     = 10.0f;
     par->lambda    = 2.7f;
+    par->mu2       = 1.0f;
     par->beta      = 2.0f;
     par->past      = 4;
     par->future    = 4;
@@ -113,6 +114,7 @@ static BM3DModelParams image_params(const VBM3DModelParams *par)
 
     b.sigma     = par->sigma;
     b.lambda    = par->lambda;
+    b.mu2       = par->mu2;
     b.beta      = par->beta;
     b.estim     = par->estim;
     b.transform = par->transform;
@@ -349,13 +351,14 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
     float *const *const *out = s == 0 ? seq->basic : seq->dst;
     int64_t **num[3], **weights[3];
     BM3DNeighbor best[MAX_GROUP];
-    float thr[3];
+    float thr[3], wiener_sigma[3];
     int t, gx, gy, c;
 
     search->planes = s == 0 ? seq->noisy[0]
                             : (const float *const *)seq->basic[0];
     for (c = 0; c < seq->nb_ch; c++) {
         thr[c] = par->lambda * seq->sigma[c];
+        wiener_sigma[c] = bm3d_wiener_sigma(seq->sigma[c], par->mu2);
         num[c] = bm3d_alloc_or_die(seq->nb_frames, sizeof(*num[c]));
         weights[c] = bm3d_alloc_or_die(seq->nb_frames, sizeof(*weights[c]));
     }
@@ -381,7 +384,7 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
                         bm3d_wiener_group(tables, seq->noisy[c],
                                           (const float *const *)seq->basic[c],
                                           seq->width, best, n, t,
-                                          seq->sigma[c], stack_u, stack_b,
+                                          wiener_sigma[c], stack_u, stack_b,
                                           num[c], weights[c]);
                 }
             }

@@ -36,6 +36,7 @@ typedef struct VBM3DModelStep {
 typedef struct VBM3DModelParams {
     float sigma;        /* noise standard deviation, 8-bit scale */
     float lambda;       /* hard threshold in units of sigma (step 1) */
+    float mu2;          /* Wiener regularisation (step 2), as bm3d_model */
     float beta;         /* Kaiser window parameter */
     int   past;         /* P: past frames in the window of a frame */
     int   future;       /* F: future frames in the window of a frame */

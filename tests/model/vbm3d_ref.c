@@ -64,6 +64,7 @@ static void usage(void)
         "  -group/-group2 N    largest group, 1, 2, 4 .. 32           (8/8)\n"
         "  -thmse/-thmse2 T    largest mean squared distance     (2500/400)\n"
         "  -hdthr L            hard threshold in units of sigma       (2.7)\n"
+        "  -mu2 M              Wiener regularisation, units of sigma^2 (1)\n"
         "  -kaiser B           Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (dct)\n"
         "  -transform1d T      along groups: hadamard or haar         (hadamard)\n"
@@ -282,6 +283,8 @@ int main(int argc, char **argv)
             par.steps[step_of(opt)].tau = (float)ref_parse_num(opt, arg, 0, 1e9);
         else if (!strcmp(opt, "-hdthr"))
             par.lambda = (float)ref_parse_num(opt, arg, 0, 100);
+        else if (!strcmp(opt, "-mu2"))
+            par.mu2 = (float)ref_parse_num(opt, arg, 0, 100);
         else if (!strcmp(opt, "-kaiser"))
             par.beta = (float)ref_parse_num(opt, arg, 0, 100);
         else if (!strcmp(opt, "-transform"))
