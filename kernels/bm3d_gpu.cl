@@ -573,7 +573,7 @@ static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
     }
     if (wiener)
         bm3d_group_forward(oracle, n);
-    if (!wiener || !BM3D_LOAD_BOTH)
+    if (!(wiener && BM3D_LOAD_BOTH))
         bm3d_transform_forward(noisy, NULL, 0, positions, r, n, width, fwd,
                                dct, lid, stack, NULL, x, NULL);
     bm3d_group_forward(x, n);
