@@ -739,16 +739,14 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     cl_int acc_ref = acc_slot(s, win->t);
     float sigma = channel_sigma(s, c);
     float threshold = s->hdthr * sigma;
-    /* the Wiener step's noise: sigma^2 mu2 */
+    /* the noise of the Wiener step: sigma^2 mu2 */
     float mu2 = s->mu2 >= 0.0f ? s->mu2 : preset_filters[s->preset].mu2;
-
-    if (i)
-        sigma *= sqrtf(mu2);
+    float noise = i ? sigma * sqrtf(mu2) : sigma;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->src[c]), DENOISE_ARG(s->basic[c]),
         DENOISE_ARG(comp->width), DENOISE_ARG(ds->nx),
         DENOISE_ARG(s->positions[g]), DENOISE_ARG(s->distances[g]),
-        DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(sigma),
+        DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(noise),
         DENOISE_ARG(threshold), DENOISE_ARG(s->kaiser),
         DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
         DENOISE_ARG(plane_size),
@@ -1093,7 +1091,7 @@ static const AVOption bm3d_gpu_options[] = {
     { "preset", "parameter set",
       OFFSET(preset), AV_OPT_TYPE_INT, { .i64 = PRESET_FAST }, PRESET_FAST, PRESET_REF, FLAGS, .unit = "preset" },
         { "fast", "step 4, 21x21 then 17x17 window, groups of 16, DCT, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_FAST }, 0, 0, FLAGS, .unit = "preset" },
-        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32, Bior1.5, Haar", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
+        { "ref",  "Dabov et al.: step 3, 39x39 window, groups of 16 then 32, Bior1.5, Haar, mu2 0.9", 0, AV_OPT_TYPE_CONST, { .i64 = PRESET_REF }, 0, 0, FLAGS, .unit = "preset" },
     BM3D_STEP_OPTIONS("preset's, fast 4, ref 3", "preset's, fast 16, ref 16",
                       "preset's, fast 21, ref 39", "preset's, 3000",
                       "preset's, fast 4, ref 3", "preset's, fast 16, ref 32",
