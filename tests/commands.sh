@@ -15,9 +15,9 @@
 #     values (their basic estimates and search were made before the
 #     command), so R = D + P + F (doc/vbm3d_gpu.texi, "Commands"); with
 #     estim=basic (D = F) R = F.
-# The same for csigma on the chroma planes, hdthr and mu2 (bm3d_gpu), h
-# (nlmeans_gpu); mu2 only acts in the Wiener step, after the basic
-# estimates, so for vbm3d_gpu its R is 0.
+# The same for csigma on the chroma planes, hdthr and mu2, h
+# (nlmeans_gpu); mu2 only acts in the second step, whose groups of frame t
+# are aggregated in frames t to t + F too, so for vbm3d_gpu its R is F.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
@@ -72,7 +72,7 @@ check "bm3d_gpu mu2"                  bm3d_gpu    "sigma=20:preset=ref"         
 check "vbm3d_gpu sigma"               vbm3d_gpu   "past=1:future=2"             sigma  10 40 4 7
 check "vbm3d_gpu csigma"              vbm3d_gpu   "sigma=20:past=1:future=1"    csigma 5 40 2 4
 check "vbm3d_gpu hdthr"               vbm3d_gpu   "sigma=20:past=2:future=1"    hdthr  1.5 4 2 5
-check "vbm3d_gpu mu2"                 vbm3d_gpu   "sigma=20:past=2:future=1"    mu2    0.3 2 2 0
+check "vbm3d_gpu mu2"                 vbm3d_gpu   "sigma=20:past=1:future=2"    mu2    0.3 2 4 2
 check "causal vbm3d_gpu sigma"        vbm3d_gpu   "past=2:causal=1"             sigma  10 40 0 2
 check "vbm3d_gpu estim=basic sigma"   vbm3d_gpu   "past=1:future=2:estim=basic" sigma  10 40 2 2
 
