@@ -481,6 +481,15 @@ static cl_mem share_buffer(cl_mem buf)
     return buf;
 }
 
+/* The components grouped together from component c: the three channels
+ * with joint grouping, else c alone (0 when c is not filtered). */
+static int group_members(const BM3DGPUContext *s, int c)
+{
+    if (s->joint)
+        return c == 0 ? 3 : c < 3 ? 0 : ff_denoise_opencl_selected(&s->dn, c);
+    return ff_denoise_opencl_selected(&s->dn, c);
+}
+
 /*
  * The buffers of component c, with rings of 'ring' frames, and acc_ring
  * planes of accumulators. With one frame in the ring (bm3d_gpu), the two
@@ -502,13 +511,18 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     av_assert0(!(single && s->ring_bytes));
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
-    s->src[c]       = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
-    s->dst[c]       = single ? share_buffer(s->src[c]) :
-                      ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
-    s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
-    s->distances[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_float));
-    if (!s->src[c] || !s->dst[c] || !s->positions[c] || !s->distances[c])
+    s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
+    s->dst[c] = single ? share_buffer(s->src[c]) :
+                ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
+    if (!s->src[c] || !s->dst[c])
         return AVERROR(ENOMEM);
+    /* the groups of a component grouped jointly are its first channel's */
+    if (group_members(s, c)) {
+        s->positions[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_uint));
+        s->distances[c] = ff_denoise_opencl_alloc(avctx, refs * s->nb_max * sizeof(cl_float));
+        if (!s->positions[c] || !s->distances[c])
+            return AVERROR(ENOMEM);
+    }
     /* with estim=basic no second step reads basic estimates: no ring for
      * them (the first step's kernel gets a null buffer it never reads) */
     if (steps == 2) {
@@ -763,15 +777,6 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
                                  ff_denoise_opencl_band_end(ds, gy_first) - gy_first,
                                  BLOCK * BLOCK, 1,
                                  i ? STAGE_FILTER2 : STAGE_FILTER1);
-}
-
-/* The components grouped together from component c: the three channels
- * with joint grouping, else c alone (0 when c is not filtered). */
-static int group_members(const BM3DGPUContext *s, int c)
-{
-    if (s->joint)
-        return c == 0 ? 3 : c < 3 ? 0 : ff_denoise_opencl_selected(&s->dn, c);
-    return ff_denoise_opencl_selected(&s->dn, c);
 }
 
 /*
