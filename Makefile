@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -111,6 +111,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-kernels
 	$(MAKE) check-model
 	$(MAKE) check-bands
+	$(MAKE) check-memory
 	$(if $(filter yes,$(CHECK_QUALITY)),$(MAKE) check-quality,@echo "skip check-quality (CHECK_QUALITY=$(CHECK_QUALITY))")
 	@echo "make check: all tests passed"
 
@@ -200,6 +201,9 @@ check-frames: ffmpeg
 # device memory of large frames): the same bytes whatever the band
 check-bands: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/bands.sh
+
+check-memory: ffmpeg $(TESTBIN)/cltrace.so
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so tests/memory.sh
 
 check-seams: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(if $(SEED),SEED=$(SEED)) tests/seams.sh

@@ -1,0 +1,112 @@
+#!/bin/bash
+#
+# Device memory: what the documentation says the filters allocate, measured
+# by tests/tools/cltrace.so (the peak of the OpenCL buffers and images alive
+# at once) on one small frame. Differences of two runs cancel what does not
+# depend on the option changed, so each check is exact:
+#
+# - Tables (option band): a band of one row of reference blocks (three for
+#   nlmeans_gpu, its smallest) takes less
+#   memory than the whole frame in one band. With joint grouping (RGB in
+#   opponent colours, 4:4:4 YUV on luma) the three channels share the
+#   tables of their first one, so the difference is a gray plane's; grouped
+#   plane by plane, three times that. (bm3d_gpu and vbm3d_gpu allocated
+#   three sets for joint grouping until 2026-11-27.)
+# - vbm3d_gpu's state per sample (doc/vbm3d_gpu.texi), 8-bit frames: each
+#   past frame 2 bytes (noisy and basic rings of bytes), each future frame
+#   36 (two more slots of both rings and a plane of 64-bit accumulators for
+#   each step) and 2 more for the two input frames then waiting for output;
+#   with estim=basic 1 and 17 + 1.
+#
+# Environment: FFMPEG, CLTRACE_SO (the library), OPENCL_DEVICE (optional P.D).
+
+. "$(dirname "$0")/lib.sh"
+CLTRACE_SO=${CLTRACE_SO:-build/tests/cltrace.so}
+# an AddressSanitizer build wants its runtime first in the library list
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
+[ -f "$CLTRACE_SO" ] || { echo "memory: no $CLTRACE_SO"; exit 1; }
+CLTRACE_SO=$(cd "$(dirname "$CLTRACE_SO")" && pwd)/$(basename "$CLTRACE_SO")
+
+W=96
+H=64
+SAMPLES=$((W * H))
+
+# peak FORMAT FILTER: the peak device memory in bytes of the filter on one
+# frame (software frames, which the filter uploads itself); empty on error
+peak() {
+    rm -f "$TMP/trace"
+    CLTRACE_OUT=$TMP/trace LD_PRELOAD=$CLTRACE_SO ff -t 300 $DEV \
+        -f lavfi -i "testsrc2=s=${W}x$H:r=5,format=$1" -frames:v 1 \
+        -vf "$2" -f null - 2> "$TMP/err" || return
+    sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
+}
+
+# tables_of FORMAT FILTER: the memory the whole frame's tables take beyond
+# those of a band of BAND rows (default 1)
+tables_of() {
+    local whole band
+    whole=$(peak "$1" "$2") && band=$(peak "$1" "$2:band=${BAND:-1}") &&
+        [ -n "$whole" ] && [ -n "$band" ] || return 1
+    echo $((whole - band))
+}
+
+# tables NAME FILTER [JOINT]: joint grouping's tables (the filter's
+# default, or option JOINT) are a gray plane's, per-plane grouping's three
+# times that; with MEANS=1 (nlmeans_gpu, which keeps the flat test's mean
+# of each channel beside one set of neighbours) more than a gray plane's
+# but less than two
+tables() {
+    local name=$1 filter=$2 joint_filter=$2${3:+:$3} gray joint yuv planes
+    RUN=$((RUN + 1))
+    if ! gray=$(tables_of gray "$filter") ||
+       ! joint=$(tables_of gbrp "$joint_filter") ||
+       ! yuv=$(tables_of yuv444p "$joint_filter") ||
+       ! planes=$(tables_of gbrp "$filter:color=planes"); then
+        fail "$name: $(tail -n 1 "$TMP/err")"
+        return
+    fi
+    if [ "$gray" -le 0 ]; then
+        fail "$name: a band of ${BAND:-1} rows takes no less memory ($gray bytes)"
+    elif [ -z "${MEANS:-}" ] && { [ "$joint" != "$gray" ] || [ "$yuv" != "$gray" ]; }; then
+        fail "$name: joint tables of $joint (gbrp) and $yuv (yuv444p) bytes, not one gray plane's $gray"
+    elif [ -n "${MEANS:-}" ] && { [ "$joint" -le "$gray" ] || [ "$joint" -ge $((2 * gray)) ] ||
+                                  [ "$yuv" != "$joint" ]; }; then
+        fail "$name: joint tables of $joint (gbrp) and $yuv (yuv444p) bytes, not between one and two gray planes' $gray"
+    elif [ "$planes" != $((3 * gray)) ]; then
+        fail "$name: per-plane tables of $planes bytes, not 3 x $gray"
+    else
+        ok "$name: tables of $gray bytes a frame, shared by joint grouping, 3 x per plane"
+    fi
+}
+
+# per_frame NAME FILTER BYTES_PAST BYTES_FUTURE: one more past frame, then
+# one more future frame, takes that many more bytes per sample
+per_frame() {
+    local name=$1 filter=$2 want_past=$3 want_future=$4 base past future
+    RUN=$((RUN + 1))
+    if ! base=$(peak gray "$filter:past=1:future=1") || [ -z "$base" ] ||
+       ! past=$(peak gray "$filter:past=2:future=1") || [ -z "$past" ] ||
+       ! future=$(peak gray "$filter:past=1:future=2") || [ -z "$future" ]; then
+        fail "$name: $(tail -n 1 "$TMP/err")"
+        return
+    fi
+    past=$((past - base))
+    future=$((future - base))
+    if [ "$past" != $((want_past * SAMPLES)) ] ||
+       [ "$future" != $((want_future * SAMPLES)) ]; then
+        fail "$name: a past frame $past bytes, a future frame $future, not $want_past and $want_future x $SAMPLES samples"
+    else
+        ok "$name: per sample, $want_past bytes for each past frame and $want_future for each future frame"
+    fi
+}
+
+# nlmeans_gpu's smallest band for patches of 8 on a step of 4 is 3 rows
+BAND=3 MEANS=1 tables "nlmeans_gpu" "nlmeans_gpu=sigma=20" color=joint
+tables "bm3d_gpu fast" "bm3d_gpu=sigma=20"
+tables "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref"
+tables "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1"
+per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" 2 38
+per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" 1 18
+
+summary memory
