@@ -202,8 +202,9 @@ check-frames: ffmpeg
 check-bands: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/bands.sh
 
-check-memory: ffmpeg $(TESTBIN)/cltrace.so
-	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so tests/memory.sh
+check-memory: ffmpeg $(TESTBIN)/cltrace.so $(TESTBIN)/clfault.so
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
+	    CLFAULT_SO=$(TESTBIN)/clfault.so tests/memory.sh
 
 check-seams: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(if $(SEED),SEED=$(SEED)) tests/seams.sh

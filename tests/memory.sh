@@ -12,21 +12,33 @@
 #   tables of their first one, so the difference is a gray plane's; grouped
 #   plane by plane, three times that. (bm3d_gpu and vbm3d_gpu allocated
 #   three sets for joint grouping until 2026-11-27.)
+# - Automatic bands (band=0): on a device that reports 1 or 4 GiB of
+#   memory (tests/tools/clfault.so, memory=N), a band's tables take at most
+#   1/32 of it (32 MiB at the least), as the documentation of option band
+#   says, and more than half of that where the whole frame's tables would
+#   not fit; where they fit, the frame is one band. Only the allocations of
+#   these large frames are measured: the first kernel launch fails
+#   (clfault's enqueue=1), so that PoCL does not filter them.
 # - vbm3d_gpu's state per sample (doc/vbm3d_gpu.texi), 8-bit frames: each
 #   past frame 2 bytes (noisy and basic rings of bytes), each future frame
 #   36 (two more slots of both rings and a plane of 64-bit accumulators for
 #   each step) and 2 more for the two input frames then waiting for output;
 #   with estim=basic 1 and 17 + 1.
 #
-# Environment: FFMPEG, CLTRACE_SO (the library), OPENCL_DEVICE (optional P.D).
+# Environment: FFMPEG, CLTRACE_SO and CLFAULT_SO (the libraries),
+# OPENCL_DEVICE (optional P.D).
 
 . "$(dirname "$0")/lib.sh"
 CLTRACE_SO=${CLTRACE_SO:-build/tests/cltrace.so}
+CLFAULT_SO=${CLFAULT_SO:-build/tests/clfault.so}
 # an AddressSanitizer build wants its runtime first in the library list
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 
-[ -f "$CLTRACE_SO" ] || { echo "memory: no $CLTRACE_SO"; exit 1; }
+for so in "$CLTRACE_SO" "$CLFAULT_SO"; do
+    [ -f "$so" ] || { echo "memory: no $so"; exit 1; }
+done
 CLTRACE_SO=$(cd "$(dirname "$CLTRACE_SO")" && pwd)/$(basename "$CLTRACE_SO")
+CLFAULT_SO=$(cd "$(dirname "$CLFAULT_SO")" && pwd)/$(basename "$CLFAULT_SO")
 
 W=96
 H=64
@@ -42,35 +54,48 @@ peak() {
     sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
 }
 
-# tables_of FORMAT FILTER: the memory the whole frame's tables take beyond
-# those of a band of BAND rows (default 1)
+# peak_alloc MiB SIZE FILTER: the peak device memory in bytes of the
+# filter's allocations for a gray frame of SIZE on a device reporting MiB of
+# memory, its first kernel launch refused; empty when nothing was allocated
+peak_alloc() {
+    rm -f "$TMP/trace"
+    CLFAULT=memory=$1,enqueue=1 CLTRACE_OUT=$TMP/trace \
+    LD_PRELOAD="$CLTRACE_SO $CLFAULT_SO" ff -t 300 $DEV \
+        -f lavfi -i "testsrc2=s=$2:r=5,format=gray" -frames:v 1 \
+        -vf "$3" -f null - 2> "$TMP/err"
+    sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
+}
+
+# tables_of FORMAT FILTER SMALL: the memory the whole frame's tables take
+# beyond those of a band of SMALL rows
 tables_of() {
     local whole band
-    whole=$(peak "$1" "$2") && band=$(peak "$1" "$2:band=${BAND:-1}") &&
+    whole=$(peak "$1" "$2") && band=$(peak "$1" "$2:band=$3") &&
         [ -n "$whole" ] && [ -n "$band" ] || return 1
     echo $((whole - band))
 }
 
-# tables NAME FILTER [JOINT]: joint grouping's tables (the filter's
-# default, or option JOINT) are a gray plane's, per-plane grouping's three
-# times that; with MEANS=1 (nlmeans_gpu, which keeps the flat test's mean
-# of each channel beside one set of neighbours) more than a gray plane's
-# but less than two
+# tables NAME FILTER SMALL [JOINT]: the tables beyond a band of SMALL rows;
+# joint grouping's (the filter's default, or option JOINT) are a gray
+# plane's, per-plane grouping's three times that; with a JOINT option
+# (nlmeans_gpu, which keeps the flat test's mean of each channel beside one
+# set of neighbours) more than a gray plane's but less than two
 tables() {
-    local name=$1 filter=$2 joint_filter=$2${3:+:$3} gray joint yuv planes
+    local name=$1 filter=$2 small=$3 joint_filter=$2${4:+:$4} means=${4:+1}
+    local gray joint yuv planes
     RUN=$((RUN + 1))
-    if ! gray=$(tables_of gray "$filter") ||
-       ! joint=$(tables_of gbrp "$joint_filter") ||
-       ! yuv=$(tables_of yuv444p "$joint_filter") ||
-       ! planes=$(tables_of gbrp "$filter:color=planes"); then
+    if ! gray=$(tables_of gray "$filter" $small) ||
+       ! joint=$(tables_of gbrp "$joint_filter" $small) ||
+       ! yuv=$(tables_of yuv444p "$joint_filter" $small) ||
+       ! planes=$(tables_of gbrp "$filter:color=planes" $small); then
         fail "$name: $(tail -n 1 "$TMP/err")"
         return
     fi
     if [ "$gray" -le 0 ]; then
-        fail "$name: a band of ${BAND:-1} rows takes no less memory ($gray bytes)"
-    elif [ -z "${MEANS:-}" ] && { [ "$joint" != "$gray" ] || [ "$yuv" != "$gray" ]; }; then
+        fail "$name: a band of $small rows takes no less memory ($gray bytes)"
+    elif [ -z "$means" ] && { [ "$joint" != "$gray" ] || [ "$yuv" != "$gray" ]; }; then
         fail "$name: joint tables of $joint (gbrp) and $yuv (yuv444p) bytes, not one gray plane's $gray"
-    elif [ -n "${MEANS:-}" ] && { [ "$joint" -le "$gray" ] || [ "$joint" -ge $((2 * gray)) ] ||
+    elif [ -n "$means" ] && { [ "$joint" -le "$gray" ] || [ "$joint" -ge $((2 * gray)) ] ||
                                   [ "$yuv" != "$joint" ]; }; then
         fail "$name: joint tables of $joint (gbrp) and $yuv (yuv444p) bytes, not between one and two gray planes' $gray"
     elif [ "$planes" != $((3 * gray)) ]; then
@@ -97,15 +122,47 @@ per_frame() {
        [ "$future" != $((want_future * SAMPLES)) ]; then
         fail "$name: a past frame $past bytes, a future frame $future, not $want_past and $want_future x $SAMPLES samples"
     else
-        ok "$name: per sample, $want_past bytes for each past frame and $want_future for each future frame"
+        ok "$name: bytes per sample, $want_past for each past frame, $want_future for each future frame"
     fi
 }
 
+# auto_bands NAME FILTER SIZE SMALL: the automatic bands' tables (beyond
+# those of a band of SMALL rows) on devices of 1 and 4 GiB
+auto_bands() {
+    local name=$1 filter=$2 size=$3 small_band=$4 mib budget small whole auto
+    for mib in 1024 4096; do
+        RUN=$((RUN + 1))
+        budget=$(((mib << 20) / 32))
+        [ "$budget" -lt $((32 << 20)) ] && budget=$((32 << 20))
+        small=$(peak_alloc $mib "$size" "$filter:band=$small_band")
+        whole=$(peak_alloc $mib "$size" "$filter:band=65536")
+        auto=$(peak_alloc $mib "$size" "$filter")
+        if [ -z "$small" ] || [ -z "$whole" ] || [ -z "$auto" ]; then
+            fail "$name, $mib MiB: nothing allocated: $(tail -n 1 "$TMP/err")"
+            continue
+        fi
+        whole=$((whole - small))
+        auto=$((auto - small))
+        if [ "$whole" -le "$budget" ] && [ "$auto" != "$whole" ]; then
+            fail "$name, $mib MiB: tables of $auto bytes, not the whole frame's $whole, which fit $budget"
+        elif [ "$whole" -gt "$budget" ] &&
+             { [ "$auto" -gt "$budget" ] || [ "$auto" -le $((budget / 2)) ]; }; then
+            fail "$name, $mib MiB: tables of $auto bytes, not within half of $budget to $budget"
+        else
+            ok "$name, $size on $mib MiB: tables of $auto bytes beyond a band of $small_band rows' (the frame's $whole; at most $budget)"
+        fi
+    done
+}
+
 # nlmeans_gpu's smallest band for patches of 8 on a step of 4 is 3 rows
-BAND=3 MEANS=1 tables "nlmeans_gpu" "nlmeans_gpu=sigma=20" color=joint
-tables "bm3d_gpu fast" "bm3d_gpu=sigma=20"
-tables "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref"
-tables "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1"
+tables "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3 color=joint
+tables "bm3d_gpu fast" "bm3d_gpu=sigma=20" 1
+tables "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 1
+tables "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 1
+auto_bands "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3072x2048 3
+auto_bands "bm3d_gpu fast" "bm3d_gpu=sigma=20" 3072x2048 1
+auto_bands "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 3072x2048 1
+auto_bands "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 4608x2048 1
 per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" 2 38
 per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" 1 18
 

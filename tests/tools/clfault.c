@@ -3,6 +3,7 @@
  * real devices do, for tests/faults.sh. CLFAULT holds a comma-separated list:
  *   noimage    the device reports no image support
  *   noint64    the device reports no 64-bit integer atomics
+ *   memory=N   the device reports N MiB of global memory
  *   build      every clBuildProgram fails (CL_BUILD_PROGRAM_FAILURE)
  *   buffer=N   the Nth clCreateBuffer and every later one fail
  *              (CL_MEM_OBJECT_ALLOCATION_FAILURE)
@@ -84,6 +85,9 @@ cl_int clGetDeviceInfo(cl_device_id dev, cl_device_info param, size_t size,
         *(cl_bool *)value = CL_FALSE;
     if (param == CL_DEVICE_EXTENSIONS && fault("noint64") > 0)
         strip_extensions(value, int64);
+    if (param == CL_DEVICE_GLOBAL_MEM_SIZE && fault("memory") > 0 &&
+        size >= sizeof(cl_ulong))
+        *(cl_ulong *)value = (cl_ulong)fault("memory") << 20;
     return ret;
 }
 
