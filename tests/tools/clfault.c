@@ -1,6 +1,7 @@
 /*
  * clfault: an LD_PRELOAD library that makes the OpenCL device fail the way
- * real devices do, for tests/faults.sh. CLFAULT holds a comma-separated list:
+ * real devices do, for tests/faults.sh (and tests/memory.sh, which makes it
+ * report small devices). CLFAULT holds a comma-separated list:
  *   noimage    the device reports no image support
  *   noint64    the device reports no 64-bit integer atomics
  *   memory=N   the device reports N MiB of global memory
