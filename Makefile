@@ -169,6 +169,8 @@ check-gpu:
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 100 \
 	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
+	    CLFAULT_SO=$(TESTBIN)/clfault.so tests/memory.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
 	@echo "make check-gpu: all tests passed"
 
