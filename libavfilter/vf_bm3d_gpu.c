@@ -165,7 +165,7 @@ typedef struct BM3DGPUContext {
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
     int64_t next_basic;             ///< next frame of the first step
-    int acc_ring;                   ///< accumulator planes of each step
+    int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
     int64_t next_clear[2];          ///< next frame of each step's accumulators to clear
     cl_mem kaiser;
@@ -173,11 +173,11 @@ typedef struct BM3DGPUContext {
     cl_mem src[DENOISE_MAX_COMPONENTS];
     cl_mem basic[DENOISE_MAX_COMPONENTS];
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    /* accumulators of each step, a ring of acc_ring planes: frame t's in
-     * plane t % acc_ring, from the first group aggregated there until it is
-     * normalised; num sums the weighted estimates per sample, weights the
-     * group weights per patch position (the Kaiser window of the
-     * denominator is applied by bm3d_normalise) */
+    /* accumulators of each step, one ring of acc_ring planes that both
+     * steps share: frame t's in plane t % acc_ring, from the first group
+     * aggregated there until it is normalised; num sums the weighted
+     * estimates per sample, weights the group weights per patch position
+     * (the Kaiser window of the denominator is applied by bm3d_normalise) */
     cl_mem num[2][DENOISE_MAX_COMPONENTS];
     cl_mem weights[2][DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
@@ -492,10 +492,9 @@ static int group_members(const BM3DGPUContext *s, int c)
 
 /*
  * The buffers of component c, with rings of 'ring' frames, and acc_ring
- * planes of accumulators. With one frame in the ring (bm3d_gpu), the two
- * steps share their accumulators, cleared before the second step, and the
- * output is written over the frame's noisy samples, which the second step
- * has finished reading by then.
+ * planes of accumulators, which the two steps share. With one frame in the
+ * ring (bm3d_gpu) the output is written over the frame's noisy samples,
+ * which the second step has finished reading by then.
  */
 static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
@@ -531,7 +530,7 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
             return AVERROR(ENOMEM);
     }
     for (int i = 0; i < steps; i++) {
-        if (i && single) {
+        if (i) {
             s->num[i][c] = share_buffer(s->num[0][c]);
             s->weights[i][c] = share_buffer(s->weights[0][c]);
             continue;
@@ -598,8 +597,12 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * being output and the delay frames after it */
     size->delay = s->estim == ESTIMATE_BASIC ? s->future : 2 * s->future;
     size->ring  = s->past + size->delay + 1;
-    /* the groups of frame t are aggregated in frames t to t + future */
-    s->acc_ring = s->future + 1;
+    /* the groups of frame t are aggregated in frames t to t + future. A
+     * frame's plane of accumulators takes the first step's sums until its
+     * basic estimate is normalised, then the second step's, and the first
+     * step runs future frames ahead of the second (denoise_frame()): planes
+     * for frames t - future .. t + future hold both */
+    s->acc_ring = s->estim == ESTIMATE_BASIC ? s->future + 1 : 2 * s->future + 1;
     /* positions index the ring of planes in 32 bits, accumulators in pairs
      * of 32-bit words */
     if ((uint64_t)width * height * size->ring > UINT32_MAX / 2) {
@@ -650,13 +653,15 @@ static int acc_slot(const BM3DGPUContext *s, int64_t t)
 /*
  * Before step i's groups of reference frame t, which are aggregated in
  * frames t to t + future: the accumulator planes of those not cleared yet
- * (the frames that had them before are normalised or passed through).
+ * for step i (the frames that had them before are normalised or passed
+ * through; for the second step, the frame's own first-step sums, normalised
+ * into its basic estimate).
  */
 static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
 {
     BM3DGPUContext *s = avctx->priv;
     int64_t end = t + s->future + 1;
-    int64_t u = FFMAX(s->next_clear[i], end - s->acc_ring);
+    int64_t u = FFMAX(s->next_clear[i], t);
 
     for (; u < end; u++) {
         for (int c = 0; c < s->dn.layout.nb_components; c++) {
