@@ -599,9 +599,10 @@ static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     size->ring  = s->past + size->delay + 1;
     /* the groups of frame t are aggregated in frames t to t + future. A
      * frame's plane of accumulators takes the first step's sums until its
-     * basic estimate is normalised, then the second step's, and the first
-     * step runs future frames ahead of the second (denoise_frame()): planes
-     * for frames t - future .. t + future hold both */
+     * basic estimate is normalised, then the second step's; the first step
+     * runs future frames ahead of the second (denoise_frame()), so while
+     * the second step of frame t runs, frames t .. t + 2 future hold sums
+     * (the second step's up to t + future, the first step's after) */
     s->acc_ring = s->estim == ESTIMATE_BASIC ? s->future + 1 : 2 * s->future + 1;
     /* positions index the ring of planes in 32 bits, accumulators in pairs
      * of 32-bit words */
