@@ -21,9 +21,9 @@
 #   (clfault's enqueue=1), so that PoCL does not filter them.
 # - vbm3d_gpu's state per sample (doc/vbm3d_gpu.texi), 8-bit frames: each
 #   past frame 2 bytes (noisy and basic rings of bytes), each future frame
-#   36 (two more slots of both rings and a plane of 64-bit accumulators for
-#   each step) and 2 more for the two input frames then waiting for output;
-#   with estim=basic 1 and 17 + 1.
+#   36 (two more slots of both rings, two more planes of 64-bit sums in
+#   the ring the two steps share) and 2 more for the two input frames then
+#   waiting for output; with estim=basic 1 and 17 + 1.
 #
 # Environment: FFMPEG, CLTRACE_SO and CLFAULT_SO (the libraries),
 # OPENCL_DEVICE (optional P.D).
