@@ -173,13 +173,13 @@ typedef struct BM3DGPUContext {
     cl_mem src[DENOISE_MAX_COMPONENTS];
     cl_mem basic[DENOISE_MAX_COMPONENTS];
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    /* accumulators of each step, one ring of acc_ring planes that both
-     * steps share: frame t's in plane t % acc_ring, from the first group
-     * aggregated there until it is normalised; num sums the weighted
-     * estimates per sample, weights the group weights per patch position
-     * (the Kaiser window of the denominator is applied by bm3d_normalise) */
-    cl_mem num[2][DENOISE_MAX_COMPONENTS];
-    cl_mem weights[2][DENOISE_MAX_COMPONENTS];
+    /* accumulators of both steps, one ring of acc_ring planes: frame t's in
+     * plane t % acc_ring, from the first group aggregated there until it is
+     * normalised; num sums the weighted estimates per sample, weights the
+     * group weights per patch position (the Kaiser window of the
+     * denominator is applied by bm3d_normalise) */
+    cl_mem num[DENOISE_MAX_COMPONENTS];
+    cl_mem weights[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem distances[DENOISE_MAX_COMPONENTS];
 } BM3DGPUContext;
@@ -503,7 +503,6 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs = 0;
     int single = ring == 1;
-    int steps = s->estim == ESTIMATE_BASIC ? 1 : 2;
     size_t ring_sample = s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
 
     /* a ring of one frame takes the output in its float plane */
@@ -524,22 +523,15 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     }
     /* with estim=basic no second step reads basic estimates: no ring for
      * them (the first step's kernel gets a null buffer it never reads) */
-    if (steps == 2) {
+    if (s->estim != ESTIMATE_BASIC) {
         s->basic[c] = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
         if (!s->basic[c])
             return AVERROR(ENOMEM);
     }
-    for (int i = 0; i < steps; i++) {
-        if (i) {
-            s->num[i][c] = share_buffer(s->num[0][c]);
-            s->weights[i][c] = share_buffer(s->weights[0][c]);
-            continue;
-        }
-        s->num[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
-        s->weights[i][c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
-        if (!s->num[i][c] || !s->weights[i][c])
-            return AVERROR(ENOMEM);
-    }
+    s->num[c]     = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
+    s->weights[c] = ff_denoise_opencl_alloc(avctx, s->acc_ring * samples * sizeof(cl_long));
+    if (!s->num[c] || !s->weights[c])
+        return AVERROR(ENOMEM);
     return 0;
 }
 
@@ -670,8 +662,8 @@ static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
 
             if (!ff_denoise_opencl_selected(&s->dn, c))
                 continue;
-            if ((err = zero_slot(avctx, s, s->num[i][c], c, slot)) < 0 ||
-                (err = zero_slot(avctx, s, s->weights[i][c], c, slot)) < 0)
+            if ((err = zero_slot(avctx, s, s->num[c], c, slot)) < 0 ||
+                (err = zero_slot(avctx, s, s->weights[c], c, slot)) < 0)
                 return err;
         }
     }
@@ -727,7 +719,7 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     cl_kernel kernel = s->ring_bytes && dst == s->basic[c] ?
                        s->kernel_bm3d_normalise_u8 : s->kernel_bm3d_normalise;
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
+        DENOISE_ARG(s->num[c]), DENOISE_ARG(s->weights[c]),
         DENOISE_ARG(src_offset), DENOISE_ARG(s->kaiser), DENOISE_ARG(dst),
         DENOISE_ARG(dst_offset), DENOISE_ARG(comp->width),
         DENOISE_ARG(comp->height), DENOISE_ARG(to_integers),
@@ -768,7 +760,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
         DENOISE_ARG(s->positions[g]), DENOISE_ARG(s->distances[g]),
         DENOISE_ARG(p->group), DENOISE_ARG(p->thmse), DENOISE_ARG(noise),
         DENOISE_ARG(threshold), DENOISE_ARG(s->kaiser),
-        DENOISE_ARG(s->num[i][c]), DENOISE_ARG(s->weights[i][c]),
+        DENOISE_ARG(s->num[c]), DENOISE_ARG(s->weights[c]),
         DENOISE_ARG(plane_size),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(nb_aggregated), DENOISE_ARG(acc_ref),
@@ -1002,10 +994,8 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
         CL_RELEASE_MEMORY(s->dst[c]);
         CL_RELEASE_MEMORY(s->positions[c]);
         CL_RELEASE_MEMORY(s->distances[c]);
-        for (int i = 0; i < 2; i++) {
-            CL_RELEASE_MEMORY(s->num[i][c]);
-            CL_RELEASE_MEMORY(s->weights[i][c]);
-        }
+        CL_RELEASE_MEMORY(s->num[c]);
+        CL_RELEASE_MEMORY(s->weights[c]);
     }
     ff_opencl_filter_uninit(avctx);
 }
