@@ -6,12 +6,13 @@
 # depend on the option changed, so each check is exact:
 #
 # - Tables (option band): a band of one row of reference blocks (three for
-#   nlmeans_gpu, its smallest) takes less
-#   memory than the whole frame in one band. With joint grouping (RGB in
-#   opponent colours, 4:4:4 YUV on luma) the three channels share the
-#   tables of their first one, so the difference is a gray plane's; grouped
-#   plane by plane, three times that. (bm3d_gpu and vbm3d_gpu allocated
-#   three sets for joint grouping until 2026-11-27.)
+#   nlmeans_gpu, its smallest) takes less memory than the whole frame in
+#   one band. With joint grouping (RGB in opponent colours, 4:4:4 YUV on
+#   luma) the three channels share the tables of their first one, so the
+#   difference is a gray plane's (and nlmeans_gpu's flat means of the other
+#   two channels); grouped plane by plane, three times that. (bm3d_gpu
+#   and vbm3d_gpu allocated three sets for joint grouping until
+#   2026-11-27.)
 # - Automatic bands (band=0): on a device that reports 1 or 4 GiB of
 #   memory (tests/tools/clfault.so, memory=N), a band's tables take at most
 #   1/32 of it (32 MiB at the least), as the documentation of option band
@@ -44,6 +45,11 @@ W=96
 H=64
 SAMPLES=$((W * H))
 
+# trace_peak: the largest peak in bytes that cltrace wrote to $TMP/trace
+trace_peak() {
+    sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
+}
+
 # peak FORMAT FILTER: the peak device memory in bytes of the filter on one
 # frame (software frames, which the filter uploads itself); empty on error
 peak() {
@@ -51,7 +57,7 @@ peak() {
     CLTRACE_OUT=$TMP/trace LD_PRELOAD=$CLTRACE_SO ff -t 300 $DEV \
         -f lavfi -i "testsrc2=s=${W}x$H:r=5,format=$1" -frames:v 1 \
         -vf "$2" -f null - 2> "$TMP/err" || return
-    sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
+    trace_peak
 }
 
 # peak_alloc MiB SIZE FILTER: the peak device memory in bytes of the
@@ -63,7 +69,7 @@ peak_alloc() {
     LD_PRELOAD="$CLTRACE_SO $CLFAULT_SO" ff -t 300 $DEV \
         -f lavfi -i "testsrc2=s=$2:r=5,format=gray" -frames:v 1 \
         -vf "$3" -f null - 2> "$TMP/err"
-    sed -n 's/.*mem_peak_bytes \([0-9]*\).*/\1/p' "$TMP/trace" | sort -g | tail -n 1
+    trace_peak
 }
 
 # tables_of FORMAT FILTER SMALL: the memory the whole frame's tables take
