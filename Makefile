@@ -194,6 +194,7 @@ check-frames: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) FRAMES=software tests/frames.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) FRAMES=software $(PYTHON) tests/sidedata.py
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/commands.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/timeline.sh
 
 # The seam rule of doc/*_gpu.texi ("Segments"): segments cut at random
 # points (seeded; SEED=... for another draw) and filtered with the context

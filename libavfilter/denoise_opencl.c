@@ -378,6 +378,12 @@ void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t)
     dn->noise.slot = t % dn->fq.ring;
 }
 
+int ff_denoise_opencl_frame_enabled(const DenoiseFrameQueue *fq, int64_t n)
+{
+    av_assert1(n >= fq->nb_out && n < fq->nb_in);
+    return !fq->disabled[n % fq->ring];
+}
+
 /*
  * Divisions and square roots correctly rounded where the device can, since
  * some devices (NVIDIA) divide with an error of a few units in the last

@@ -513,6 +513,12 @@ int ff_denoise_opencl_process_command(AVFilterContext *avctx,
  */
 void ff_denoise_opencl_use_frame(DenoiseOpenCLContext *dn, int64_t t);
 
+/**
+ * Whether the timeline enables the filter at frame n of the queue, a frame
+ * loaded and not yet output (fq->nb_out <= n < fq->nb_in).
+ */
+int ff_denoise_opencl_frame_enabled(const DenoiseFrameQueue *fq, int64_t n);
+
 /*
  * Noise estimation (denoise_noise.c), with sigma=auto or curve: the noise
  * of each selected plane measured on the device when the frame is loaded,

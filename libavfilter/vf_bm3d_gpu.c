@@ -896,17 +896,35 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
     return finish_frame(avctx, t, mask);
 }
 
-/* Frame t passes through (timeline): the later frames still need its basic
- * estimate, and those of its window, unless every window is one frame. */
+/* Whether the timeline enables one of the frames t + 1 .. t + future (up to
+ * 'last'), whose final estimates gather frame t's second-step groups. */
+static int later_frame_enabled(const BM3DGPUContext *s, int64_t t, int64_t last)
+{
+    for (int64_t u = t + 1; u <= FFMIN(last, t + s->future); u++)
+        if (ff_denoise_opencl_frame_enabled(&s->dn.fq, u))
+            return 1;
+    return 0;
+}
+
+/*
+ * Frame t passes through (timeline): the later frames still need its basic
+ * estimate, and those of its window, unless every window is one frame; and
+ * the enabled frames among its future frames its second-step groups, so
+ * that they come out as without the timeline.
+ */
 static int skip_frame(AVFilterContext *avctx, int64_t t, int64_t last)
 {
     BM3DGPUContext *s = avctx->priv;
+    int err;
 
     if (!s->past && !s->future) {
         s->next_basic = t + 1;
         return 0;
     }
-    return run_first_steps(avctx, last_basic_needed(s, t, last), last);
+    err = run_first_steps(avctx, last_basic_needed(s, t, last), last);
+    if (err >= 0 && s->estim != ESTIMATE_BASIC && later_frame_enabled(s, t, last))
+        err = run_step(avctx, 1, t, last);
+    return err;
 }
 
 /* A new frame in its slot: its planes (opponent channels for RGB grouped
