@@ -59,6 +59,8 @@ check() {
 # NAME|FORMAT|FILTER
 CASES=(
     "bm3d_gpu|yuv420p|bm3d_gpu=sigma=20"
+    "bm3d_gpu sigma=auto|yuv420p|bm3d_gpu=sigma=auto"
+    "nlmeans_gpu sigma=curve|yuv420p|nlmeans_gpu=sigma=curve"
     "nlmeans_gpu past=1:future=2|yuv420p|nlmeans_gpu=sigma=20:past=1:future=2"
     "vbm3d_gpu|yuv420p|vbm3d_gpu=sigma=20"
     "vbm3d_gpu past=1:future=1|yuv420p|vbm3d_gpu=sigma=20:past=1:future=1"
