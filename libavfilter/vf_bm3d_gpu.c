@@ -704,10 +704,10 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
                                  gy_end - gy_first, 16, 4, stage);
 }
 
-/* The estimate of slot 'slot' of step i's accumulators of component c
- * (num / den, den from the patch weights), into slot dst_slot of the ring
- * dst; the basic estimate rounded to integers where round_basic says, and
- * rounded into bytes where the basic ring holds them. */
+/* The estimate that step i summed in slot 'slot' of component c's
+ * accumulators (num / den, den from the patch weights), into slot dst_slot
+ * of the ring dst; the basic estimate rounded to integers where round_basic
+ * says, and rounded into bytes where the basic ring holds them. */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
