@@ -18,6 +18,9 @@
 # The same for csigma on the chroma planes, hdthr and mu2, h
 # (nlmeans_gpu); mu2 only acts in the second step, whose groups of frame t
 # are aggregated in frames t to t + F too, so for vbm3d_gpu its R is F.
+# Then commands the filters refuse (sigma from or to auto or curve; with
+# those, csigma from or to -1): the refusal is logged and every frame is
+# that of the run without the command.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
@@ -61,6 +64,26 @@ check() {
     fi
 }
 
+# refused NAME FILTER OPTIONS OPTION OLD NEW: a command the filter refuses
+# (sigma from or to auto or curve; with those, csigma from or to -1) is
+# logged as refused and changes nothing: every frame is the one of the run
+# without the command
+refused() {
+    local name=$1 filter=$2 opts=$3 option=$4 old=$5 new=$6 a c pattern
+    RUN=$((RUN + 1))
+    a=$(md5s "hwupload,$filter=$opts:$option=$old,hwdownload,format=yuv420p")
+    c=$(md5s "sendcmd=c='$(awk "BEGIN { print ($C - 0.01) / 25 }") $filter $option $new',hwupload,$filter=$opts:$option=$old,hwdownload,format=yuv420p" 2>"$TMP/refused.err")
+    pattern=$(paste <(echo "$a") <(echo "$c") | awk '{ printf "%s", $2 == $1 ? "o" : "x" }')
+    if ! grep -q "cannot change from or to auto or curve" "$TMP/refused.err"; then
+        fail "$name $old to $new: the command was not refused"
+        show_tail 3 "$TMP/refused.err"
+    elif [ ${#pattern} -eq $N ] && [[ $pattern =~ ^o+$ ]]; then
+        ok "$name $old to $new: refused, $pattern"
+    else
+        fail "$name $old to $new: refused, yet $pattern (o: the run without the command)"
+    fi
+}
+
 check "nlmeans_gpu sigma"             nlmeans_gpu "p=5"                         sigma  10 40 0 0
 check "nlmeans_gpu h"                 nlmeans_gpu "sigma=20"                    h      0.5 1.5 0 0
 check "nlmeans_gpu csigma"            nlmeans_gpu "sigma=20"                    csigma 5 40 0 0
@@ -75,5 +98,11 @@ check "vbm3d_gpu hdthr"               vbm3d_gpu   "sigma=20:past=2:future=1"    
 check "vbm3d_gpu mu2"                 vbm3d_gpu   "sigma=20:past=1:future=2"    mu2    0.3 2 4 2
 check "causal vbm3d_gpu sigma"        vbm3d_gpu   "past=2:causal=1"             sigma  10 40 0 2
 check "vbm3d_gpu estim=basic sigma"   vbm3d_gpu   "past=1:future=2:estim=basic" sigma  10 40 2 2
+
+refused "nlmeans_gpu sigma"            nlmeans_gpu "p=5"                         sigma  10 auto
+refused "bm3d_gpu sigma"               bm3d_gpu    "preset=fast"                 sigma  auto 10
+refused "bm3d_gpu csigma"              bm3d_gpu    "sigma=curve"                 csigma -1 10
+refused "vbm3d_gpu sigma"              vbm3d_gpu   "past=1:future=2"             sigma  10 curve
+refused "vbm3d_gpu csigma"             vbm3d_gpu   "sigma=auto:past=1:future=1"  csigma 10 -1
 
 summary commands.sh
