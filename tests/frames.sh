@@ -15,7 +15,8 @@
 # (pts, duration, time base, format, size, SAR, flags, colour properties,
 # metadata; not the checksums) must equal what they say of the same graph
 # without the denoiser. tests/sidedata.py does the same with frame side
-# data.
+# data. Then the timestamp of the end of the stream: fps=100 after the
+# denoisers (N = 1, 2, 7) gives the frames it gives without them.
 #
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
@@ -150,6 +151,32 @@ for filter in bm3d_gpu nlmeans_gpu vbm3d_gpu; do
             continue
         fi
         check "$filter $args" "$filter=$args"
+    done
+done
+
+# The end of the stream keeps its timestamp: a filter after the denoiser that
+# reads it (fps, which repeats the last frame up to it) gives the same frames
+# as without the denoiser.
+# fps_pts N DENOISER: the timestamps out of fps=100 after the denoiser
+fps_pts() {
+    local n=$1 denoiser=$2 denoise="hwupload,${2:+$2,}hwdownload,format=yuv420p"
+    [ "$FRAMES" = software ] && denoise="${denoiser:+$denoiser,}format=yuv420p"
+    ff -t 300 $DEV -f lavfi -i "testsrc2=s=32x24:r=25,trim=end_frame=$n" \
+        -vf "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,$denoise,fps=100" \
+        -f framecrc - 2> "$TMP/err" | grep -v '^#' | awk -F, '{ printf " %d", $2 }'
+}
+for n in 1 2 7; do
+    ref=$(fps_pts $n "")
+    for denoiser in bm3d_gpu=sigma=12 nlmeans_gpu=sigma=12:past=1:future=2 \
+                    vbm3d_gpu=sigma=12:past=1:future=1; do
+        RUN=$((RUN + 1))
+        got=$(fps_pts $n $denoiser)
+        if [ -n "$ref" ] && [ "$got" = "$ref" ]; then
+            ok "$denoiser, N=$n, then fps=100: $(wc -w <<< "$got") frames, as without it"
+        else
+            fail "$denoiser, N=$n, then fps=100: pts$got, without it$ref"
+            show_tail 2 "$TMP/err"
+        fi
     done
 done
 
