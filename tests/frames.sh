@@ -16,7 +16,9 @@
 # metadata; not the checksums) must equal what they say of the same graph
 # without the denoiser. tests/sidedata.py does the same with frame side
 # data. Then the timestamp of the end of the stream: fps=100 after the
-# denoisers (N = 1, 2, 7) gives the frames it gives without them.
+# denoisers (N = 1, 2, 7) gives the frames it gives without them. Last, the
+# noise each frame's metadata gives (sigma=auto) is the one estimated in that
+# frame, after the temporal filters' delay too.
 #
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
@@ -178,6 +180,34 @@ for n in 1 2 7; do
             show_tail 2 "$TMP/err"
         fi
     done
+done
+
+# The noise estimated in a frame (sigma=auto) goes out with that frame: the
+# temporal filters, which send a frame after reading later ones, export in
+# each frame's metadata (lavfi.<filter>.sigma.<component>) what bm3d_gpu,
+# which sends each frame at once, exports; the noise grows from frame 6 on.
+# estimates DENOISER: the exported estimates, frame by frame
+estimates() {
+    local denoise="hwupload,$1,hwdownload,format=yuv420p"
+    [ "$FRAMES" = software ] && denoise="$1,format=yuv420p"
+    ff -t 300 $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=12" \
+        -vf "format=yuv420p,noise=alls=6:allf=t,noise=alls=25:allf=t:enable='gte(n,6)',$denoise,metadata=print:file=-" \
+        -f null - 2> "$TMP/err" | sed -n 's/^lavfi\.[a-z0-9_]*\.sigma\./sigma./p'
+}
+ref=$(estimates bm3d_gpu=sigma=auto)
+for denoiser in nlmeans_gpu=sigma=auto:past=1:future=2 vbm3d_gpu=sigma=auto:past=1:future=2 \
+                vbm3d_gpu=sigma=auto:past=1:future=2:estim=basic \
+                vbm3d_gpu=sigma=auto:past=2:causal=1; do
+    RUN=$((RUN + 1))
+    got=$(estimates $denoiser)
+    if [ "$(grep -c . <<< "$ref")" != 36 ] || [ "$(sort -u <<< "$ref" | wc -l)" -lt 12 ]; then
+        fail "$denoiser: bm3d_gpu's estimates are not 3 a frame, or too few differ:" $ref
+    elif [ "$got" = "$ref" ]; then
+        ok "$denoiser: the estimates of each frame go out with it"
+    else
+        fail "$denoiser: estimates of the frames out, then bm3d_gpu's:"
+        diff <(echo "$got") <(echo "$ref") | head -n 6 | sed 's/^/    /'
+    fi
 done
 
 summary frames.sh
