@@ -23,7 +23,10 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
   curve     Poisson-Gaussian noise, (a, b) = (1, 1) and (4, 1): PSNR of each
             filter with sigma=curve against its best single sigma, searched
             on a grid for each photograph (or video): the mean gain over
-            the photographs must be at least 0.3 dB.
+            the photographs must be at least 0.3 dB; the curve exported
+            with each frame (lavfi.<filter>.curve.0.<intensity>), on
+            average over its points (geometric mean of the ratios), within
+            5 % of the true noise sqrt(a x + b) at their intensities.
   video     a pan over a photograph at 25 frames per second: with constant
             noise the estimate's spread (standard deviation over mean over
             the frames) is under 3 %; after a step of the noise from 10 to
@@ -66,6 +69,7 @@ AUTO_SIGMAS = [10, 20, 40]
 AUTO_MARGIN = 0.15               # dB below the true sigma's PSNR, at most
 PG_PARAMS = [(1.0, 1.0), (4.0, 1.0)]
 PG_GAIN = 0.3                    # dB, mean over the photographs
+CURVE_TOL = 0.05                 # the exported curve against the true noise
 PG_GRID = [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6]   # times the mean noise
 SPREAD_MAX = 0.03
 STEP_TOLERANCE = 0.05
@@ -88,6 +92,20 @@ def parse_metadata(path, key):
     return frames
 
 
+def parse_curves(path, key):
+    """Per frame, in order, [(intensity, value)] of component 0's curve,
+    metadata keys 'key'.0.<intensity> (lavfi.<filter>.curve)."""
+    frames = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("frame:"):
+                frames.append([])
+            m = re.match(re.escape(key) + r"\.0\.(\d+)=([-0-9.]+)$", line.strip())
+            if m and frames:
+                frames[-1].append((float(m.group(1)), float(m.group(2))))
+    return frames
+
+
 class Runner:
     def __init__(self, ff, work):
         self.ff = ff
@@ -102,6 +120,7 @@ class Runner:
         chain = "%s%s=%s,metadata=mode=print:file='%s'" % (pre + "," if pre else "", filt, opts,
                                                            self.meta)
         out = self.ff.filter_raw(frames, pix_fmt, width, height, chain, opencl=True)
+        self.curves = parse_curves(self.meta, "lavfi.%s.curve" % filt)
         return out, parse_metadata(self.meta, "lavfi.%s.sigma" % filt)
 
 
@@ -348,11 +367,29 @@ def grid_search(evaluate, centre):
     return best
 
 
+def check_curve(curves, a, b, nb_frames, what, notes, failures):
+    """The curve exported with each frame (metadata): its points, the noise
+    at their intensities, on average (geometric mean of the ratios) within
+    CURVE_TOL of the true sqrt(a x + b)."""
+    logs = [math.log(s / math.sqrt(a * x + b)) for frame in curves for x, s in frame]
+    if len(curves) != nb_frames or not all(curves):
+        failures.append("%s: curves exported with %d of %d frames"
+                        % (what, sum(1 for c in curves if c), nb_frames))
+        return
+    ratio = math.exp(sum(logs) / len(logs))
+    notes.append("%s: the exported curves' %d points are %.3f times the true noise at "
+                 "their intensities (geometric mean)" % (what, len(logs), ratio))
+    if not abs(ratio - 1) <= CURVE_TOL:
+        failures.append("%s: the exported curves are %.3f times the true noise, not within "
+                        "%d %%" % (what, ratio, 100 * CURVE_TOL))
+
+
 def part_curve(args, ff, run, data, lines, failures):
     size, pan = args.crop, args.pan
     paths, clean = crops(ff, data, args.work, args.photos, size)
     video_names = ["camera", "coffee"]
     videos = {n: pan_frames(ff, data, n, pan, 10) for n in video_names}
+    notes = []
     lines += ["", "### Poisson-Gaussian noise, variance a x + b: sigma=curve against the best "
               "single sigma", "",
               "| filter | a, b | " + " | ".join(args.photos) + " | mean gain |",
@@ -366,6 +403,8 @@ def part_curve(args, ff, run, data, lines, failures):
         for filt in ("nlmeans_gpu", "bm3d_gpu"):
             out, _ = run.run(noisy, "gray", size, size, filt, "sigma=curve:sigma_tau=0")
             curve = psnrs(out, clean)
+            check_curve(run.curves, a, b, len(paths), "%s (%g, %g)" % (filt, a, b), notes,
+                        failures)
             best = grid_search(lambda s: psnrs(run.run(noisy, "gray", size, size, filt,
                                                        "sigma=%g" % s)[0], clean), centre)
             gains = [c - bp for c, (_, bp, _) in zip(curve, best)]
@@ -403,7 +442,8 @@ def part_curve(args, ff, run, data, lines, failures):
         log("curve, vbm3d_gpu (%g, %g): mean gain %+.2f dB" % (a, b, mean_gain))
     lines += ["", "Cells: PSNR with sigma=curve, its gain over the best single sigma (that "
               "sigma, searched on the grid %s times sqrt(a mean(x) + b)). vbm3d_gpu: pans of 10 "
-              "frames of %dx%d, mean PSNR." % (", ".join("%g" % f for f in PG_GRID), pan, pan)]
+              "frames of %dx%d, mean PSNR." % (", ".join("%g" % f for f in PG_GRID), pan, pan),
+              ""] + ["- " + note for note in notes]
 
 
 def part_video(args, ff, run, data, lines, failures):
