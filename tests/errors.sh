@@ -171,6 +171,35 @@ determinism() {
     fi
 }
 
+# A change of size or format within the stream, which the ffmpeg tool does
+# not rebuild the filter graph for with -reinit_filter 0: software frames
+# (PNG, gray, 3 frames of 32x24, then 3 of 48x32 gray or of 32x24 gray16be)
+# straight into each filter must be refused, naming both.
+for i in 0 1 2; do
+    ff -f lavfi -i "testsrc2=s=32x24:r=5,trim=start_frame=$i:end_frame=$((i + 1))" \
+        -pix_fmt gray -y "$TMP/size$i.png"
+    cp "$TMP/size$i.png" "$TMP/format$i.png"
+    ff -f lavfi -i "testsrc2=s=48x32:r=5,trim=start_frame=$i:end_frame=$((i + 1))" \
+        -pix_fmt gray -y "$TMP/size$((i + 3)).png"
+    ff -f lavfi -i "testsrc2=s=32x24:r=5,trim=start_frame=$i:end_frame=$((i + 1))" \
+        -pix_fmt gray16be -y "$TMP/format$((i + 3)).png"
+done
+midstream() {
+    # midstream SEQUENCE FILTER: the six frames through the filter
+    ff $DEV -reinit_filter 0 -i "$TMP/$1%d.png" -vf "$2" -f null -
+}
+export -f midstream
+export TMP
+for filter in bm3d_gpu=sigma=10 nlmeans_gpu=sigma=10:past=1:future=1 \
+              vbm3d_gpu=sigma=10:past=1:future=2; do
+    expect_error "${filter%%=*}, size change" \
+        "The frames changed from 32x24 gray to 48x32 gray: changes of size or format" \
+        midstream size "$filter"
+    expect_error "${filter%%=*}, format change" \
+        "The frames changed from 32x24 gray to 32x24 gray16be: changes of size or format" \
+        midstream format "$filter"
+done
+
 determinism nlmeans          0.6 "nlmeans_gpu=sigma=25"
 determinism bm3d             0.6 "bm3d_gpu=sigma=25:preset=ref"
 determinism vbm3d            1.6 "vbm3d_gpu=sigma=25:past=2:future=2"
