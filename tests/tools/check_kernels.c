@@ -83,6 +83,19 @@
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
+ *   noise_select,        the noise estimation's integer stages against C
+ *   noise_accumulate     references of their contracts (noise_estimate.cl):
+ *                        random histograms (empty, sparse and full rows),
+ *                        shares kept and least counts, work-groups of the
+ *                        filters' size, 64 and NOISE_IBINS + 1: thresholds,
+ *                        counts, cleared rows and histograms bit for bit;
+ *                        random codes on and next to the thresholds, with
+ *                        and without the per-bin histograms
+ *   noise_vst            the variance-stabilising table lookup of
+ *                        sigma=curve, samples below, on, within and above
+ *                        the table, its last segment included: bit for bit
+ *                        (noise_blocks, the DCT, is checked end to end only,
+ *                        by the FATE checksums of sigma=auto)
  * With --bench each kernel but the bm3d_filter_*, nlmeans_*, vbm3d_search
  * and work-group search ones is then timed on a larger input: the median
  * of --repeat launches (default 11), from OpenCL profiling events. --test
@@ -2540,6 +2553,319 @@ static void check_vbm3d_search(void)
 }
 
 /* ---------------------------------------------------------------------- */
+/* noise_select, noise_accumulate, noise_vst                              */
+
+#define NIB DENOISE_NOISE_IBINS
+#define NLB DENOISE_NOISE_LBINS
+#define NHB DENOISE_NOISE_HBINS
+#define NVP DENOISE_NOISE_VST_POINTS
+
+/*
+ * noise_select's contract (noise_estimate.cl): row r of hist_low is
+ * intensity bin r, row NIB their sum over the plane; in each, the blocks
+ * kept are max(ceil(n num / den), min(n, least)) (bin_least for the
+ * intensity bins) out of its n, 32-bit unsigned arithmetic, and the
+ * threshold is the first energy bin whose running sum reaches that number,
+ * -1 where none is kept. The counts n of the intensity bins go to
+ * stats[base ..], the 'rows' histograms after them are cleared, and so is
+ * hist_low; nothing else of stats changes.
+ */
+static void noise_select_reference(const uint32_t *hist, uint32_t base, int rows,
+                                   uint32_t num, uint32_t den, uint32_t least,
+                                   uint32_t bin_least, int32_t *thresholds,
+                                   uint32_t *stats)
+{
+    for (int r = 0; r <= NIB; r++) {
+        uint32_t row[NLB], n = 0, kept, at_least;
+
+        for (int j = 0; j < NLB; j++) {
+            row[j] = 0;
+            for (int b = 0; b < NIB; b++)
+                if (r == NIB || b == r)
+                    row[j] += hist[b * NLB + j];
+            n += row[j];
+        }
+        kept = (n * num + den - 1) / den;
+        at_least = r < NIB ? bin_least : least;
+        if (at_least > n)
+            at_least = n;
+        if (kept < at_least)
+            kept = at_least;
+        thresholds[r] = -1;
+        for (uint32_t j = 0, cum = 0; kept && j < NLB; j++) {
+            cum += row[j];
+            if (cum >= kept) {
+                thresholds[r] = j;
+                break;
+            }
+        }
+        if (r < NIB)
+            stats[base + r] = n;
+    }
+    for (int i = 0; i < rows * NHB; i++)
+        stats[base + NIB + i] = 0;
+}
+
+/* A histogram of low-frequency energies: empty rows, sparse rows of small
+ * counts (running sums that land exactly on the number kept), full rows. */
+static void random_low_histogram(uint32_t *hist)
+{
+    for (int b = 0; b < NIB; b++) {
+        int kind = rnd(4);
+
+        for (int j = 0; j < NLB; j++) {
+            uint32_t *h = &hist[b * NLB + j];
+
+            switch (kind) {
+            case 0:  *h = 0; break;
+            case 1:  *h = rnd(8) ? 0 : rnd(4); break;
+            case 2:  *h = rnd(3); break;
+            default: *h = rnd(40) ? rnd(2) : rnd(5000); break;
+            }
+        }
+    }
+}
+
+static void noise_select_case(Check *c, cl_kernel k, size_t size)
+{
+    const size_t stats_words = 128 + NIB + (1 + NIB) * NHB;
+    static const uint32_t dens[] = { 50, 1, 3, 7, 100 };
+    uint32_t hist[NIB * NLB], got_hist[NIB * NLB];
+    uint32_t *stats = alloc_or_die(stats_words * 4), *exp = alloc_or_die(stats_words * 4);
+    uint32_t *got = alloc_or_die(stats_words * 4);
+    int32_t exp_thr[NIB + 1], got_thr[NIB + 1];
+    uint32_t den = dens[rnd(5)], num = den == 50 && rnd(2) ? 1 : 1 + rnd(den);
+    uint32_t least = rnd(2) ? 64 : rnd(300), bin_least = rnd(2) ? 16 : rnd(40);
+    uint32_t base = rnd(2) ? 0 : rnd(128);
+    int rows = rnd(2) ? 1 : 1 + NIB;
+    cl_mem bhist, bthr, bstats;
+
+    random_low_histogram(hist);
+    for (size_t i = 0; i < stats_words; i++)
+        stats[i] = (uint32_t)rnd64();
+    memcpy(exp, stats, stats_words * 4);
+    noise_select_reference(hist, base, rows, num, den, least, bin_least, exp_thr, exp);
+    for (int r = 0; r <= NIB; r++)
+        got_thr[r] = -7;
+    bhist  = new_buffer(sizeof(hist), hist);
+    bthr   = new_buffer(sizeof(got_thr), got_thr);
+    bstats = new_buffer(stats_words * 4, stats);
+    {
+        const Arg args[] = { ARG(bhist), ARG(bthr), ARG(bstats), ARG(base), ARG(rows),
+                             ARG(num), ARG(den), ARG(least), ARG(bin_least) };
+        run_kernel(k, args, 9, size, 1, size, 1);
+    }
+    read_buffer(bhist, sizeof(got_hist), got_hist);
+    read_buffer(bthr, sizeof(got_thr), got_thr);
+    read_buffer(bstats, stats_words * 4, got);
+    c->cases++;
+    for (int r = 0; r <= NIB; r++)
+        if (got_thr[r] != exp_thr[r]) {
+            check_fail(c, "work-group of %zu, keep %u/%u, at least %u (%u a bin): threshold "
+                       "of row %d: got %d, expected %d", size, num, den, least, bin_least,
+                       r, got_thr[r], exp_thr[r]);
+            goto done;
+        }
+    for (size_t i = 0; i < stats_words; i++)
+        if (got[i] != exp[i]) {
+            check_fail(c, "work-group of %zu, base %u, %d rows: stats[%zu]: got %u, "
+                       "expected %u", size, base, rows, i, got[i], exp[i]);
+            goto done;
+        }
+    for (int i = 0; i < NIB * NLB; i++)
+        if (got_hist[i]) {
+            check_fail(c, "work-group of %zu: hist_low[%d] not cleared (%u)", size, i,
+                       got_hist[i]);
+            break;
+        }
+done:
+    clReleaseMemObject(bhist);
+    clReleaseMemObject(bthr);
+    clReleaseMemObject(bstats);
+    free(stats);
+    free(exp);
+    free(got);
+}
+
+/* An energy bin next to threshold t, or on it. */
+static uint32_t near_bin(int32_t t)
+{
+    int v = t + (int)rnd(3) - 1;
+
+    return v < 0 ? 0 : v > NLB - 1 ? NLB - 1 : (uint32_t)v;
+}
+
+/*
+ * noise_accumulate's contract: each valid code (top bit) of the nbx x nby
+ * grid adds one to row 0's bin hbin after the NIB counts of stats[base ..]
+ * when its lbin is within the plane's threshold (thresholds[NIB]), and with
+ * per_bin to row 1 + ibin's when within its bin's threshold; nothing else
+ * changes.
+ */
+static void noise_accumulate_case(Check *c, cl_kernel k)
+{
+    int nbx = 1 + rnd(40), nby = 1 + rnd(24), per_bin = rnd(2);
+    uint32_t base = rnd(2) ? 0 : rnd(64);
+    const size_t words = 64 + NIB + (1 + NIB) * NHB;
+    uint32_t *codes = alloc_or_die((size_t)nbx * nby * 4);
+    uint32_t *stats = alloc_or_die(words * 4), *exp = alloc_or_die(words * 4);
+    uint32_t *got = alloc_or_die(words * 4);
+    int32_t thr[NIB + 1];
+    cl_mem bcodes, bthr, bstats;
+
+    for (int r = 0; r <= NIB; r++)
+        thr[r] = rnd(5) ? (int32_t)rnd(NLB) : -1;
+    for (int i = 0; i < nbx * nby; i++) {
+        uint32_t ibin = rnd(NIB), lbin = rnd(NLB), hbin = rnd(NHB);
+
+        /* energies on or next to the thresholds, to try the comparisons */
+        if (rnd(2) && thr[NIB] >= 0)
+            lbin = near_bin(thr[NIB]);
+        else if (rnd(2) && thr[ibin] >= 0)
+            lbin = near_bin(thr[ibin]);
+        codes[i] = rnd(5) ? 0x80000000u | ibin << 24 | lbin << 12 | hbin
+                          : (uint32_t)rnd64() & 0x7fffffffu;
+    }
+    for (size_t i = 0; i < words; i++)
+        stats[i] = rnd(1000);
+    memcpy(exp, stats, words * 4);
+    for (int i = 0; i < nbx * nby; i++) {
+        uint32_t code = codes[i], *rows = exp + base + NIB;
+        int ibin = code >> 24 & 0x7f, lbin = code >> 12 & 0xfff, hbin = code & 0xfff;
+
+        if (!(code & 0x80000000u))
+            continue;
+        if (lbin <= thr[NIB])
+            rows[hbin]++;
+        if (per_bin && lbin <= thr[ibin])
+            rows[(1 + ibin) * NHB + hbin]++;
+    }
+    bcodes = new_buffer((size_t)nbx * nby * 4, codes);
+    bthr   = new_buffer(sizeof(thr), thr);
+    bstats = new_buffer(words * 4, stats);
+    {
+        const Arg args[] = { ARG(bcodes), ARG(nbx), ARG(nby), ARG(bthr), ARG(per_bin),
+                             ARG(bstats), ARG(base) };
+        run_kernel(k, args, 7, nbx, nby, 0, 0);
+    }
+    read_buffer(bstats, words * 4, got);
+    c->cases++;
+    for (size_t i = 0; i < words; i++)
+        if (got[i] != exp[i]) {
+            check_fail(c, "%dx%d blocks, per_bin %d, base %u: stats[%zu]: got %u, expected %u",
+                       nbx, nby, per_bin, base, i, got[i], exp[i]);
+            break;
+        }
+    clReleaseMemObject(bcodes);
+    clReleaseMemObject(bthr);
+    clReleaseMemObject(bstats);
+    free(codes);
+    free(stats);
+    free(exp);
+    free(got);
+}
+
+/*
+ * noise_vst's contract: each sample v of the width x height plane at
+ * 'offset' becomes t[k] + (u - k) (t[k + 1] - t[k]), u = (v - start) scale
+ * clamped to [0, NVP - 1], k = min(floor(u), NVP - 2), t the table at
+ * table_offset; float operations one by one (no contraction), bit for bit.
+ */
+static void noise_vst_case(Check *c, cl_kernel k)
+{
+    int width = 1 + rnd(50), height = 1 + rnd(20);
+    cl_uint offset = rnd(2) ? 0 : rnd(100), table_offset = rnd(2) ? 0 : rnd(3 * NVP);
+    size_t n = offset + (size_t)width * height, tn = table_offset + NVP;
+    float start = rndf(-20.0f, 20.0f), scale = rndf(0.2f, 3.0f);
+    float *plane = alloc_or_die(n * 4), *exp = alloc_or_die(n * 4), *got = alloc_or_die(n * 4);
+    float *table = alloc_or_die(tn * 4), *t = table + table_offset, v = rndf(-5.0f, 5.0f);
+    cl_mem bplane, btable;
+    long d;
+
+    for (size_t i = 0; i < tn; i++)
+        table[i] = rndf(-100.0f, 100.0f);
+    for (int i = 0; i < NVP; i++)
+        t[i] = v += rndf(0.0f, 2.0f);
+    for (size_t i = 0; i < n; i++) {
+        switch (rnd(5)) {
+        /* below the table, above it, on one of its points, at its top */
+        case 0:  plane[i] = start - rndf(0.0f, 30.0f); break;
+        case 1:  plane[i] = start + (NVP - 1) / scale + rndf(0.0f, 30.0f); break;
+        case 2:  plane[i] = start + (float)rnd(NVP) / scale; break;
+        case 3:  plane[i] = start + (NVP - 1 - rndf(0.0f, 1.5f)) / scale; break;
+        default: plane[i] = start + rndf(0.0f, NVP - 1) / scale; break;
+        }
+    }
+    memcpy(exp, plane, n * 4);
+    for (size_t i = offset; i < n; i++) {
+        float u = (exp[i] - start) * scale;
+        int j;
+
+        u = u < 0.0f ? 0.0f : u > (float)(NVP - 1) ? (float)(NVP - 1) : u;
+        j = (int)u < NVP - 2 ? (int)u : NVP - 2;
+        exp[i] = t[j] + (u - j) * (t[j + 1] - t[j]);
+    }
+    bplane = new_buffer(n * 4, plane);
+    btable = new_buffer(tn * 4, table);
+    {
+        const Arg args[] = { ARG(bplane), ARG(offset), ARG(width), ARG(height), ARG(btable),
+                             ARG(table_offset), ARG(start), ARG(scale) };
+        run_kernel(k, args, 8, width, height, 0, 0);
+    }
+    read_buffer(bplane, n * 4, got);
+    c->cases++;
+    if ((d = first_float_diff(got, exp, n)) >= 0)
+        check_fail(c, "%dx%d at %u, start %g, scale %g: sample %ld (input %.9g): got %.9g, "
+                   "expected %.9g", width, height, offset, start, scale, d, plane[d], got[d],
+                   exp[d]);
+    clReleaseMemObject(bplane);
+    clReleaseMemObject(btable);
+    free(plane);
+    free(exp);
+    free(got);
+    free(table);
+}
+
+static void check_noise(cl_program prog)
+{
+    cl_kernel ksel = get_kernel(prog, "noise_select");
+    cl_kernel kacc = get_kernel(prog, "noise_accumulate");
+    cl_kernel kvst = get_kernel(prog, "noise_vst");
+    size_t max_size = 0, sizes[3];
+    Check c;
+
+    /* the filters' work-group (the kernel's largest, at most 256), and
+     * smaller ones down to the least it works with */
+    cl_check(clGetKernelWorkGroupInfo(ksel, dev, CL_KERNEL_WORK_GROUP_SIZE,
+                                      sizeof(max_size), &max_size, NULL),
+             "clGetKernelWorkGroupInfo");
+    sizes[0] = max_size < 256 ? max_size : 256;
+    sizes[1] = NIB + 1;
+    sizes[2] = 64 < sizes[0] ? 64 : sizes[0];
+    if (selected("noise_select")) {
+        check_begin(&c, "noise_select");
+        for (int i = 0; i < 90; i++)
+            noise_select_case(&c, ksel, sizes[i % 3]);
+        check_end(&c);
+    }
+    if (selected("noise_accumulate")) {
+        check_begin(&c, "noise_accumulate");
+        for (int i = 0; i < 60; i++)
+            noise_accumulate_case(&c, kacc);
+        check_end(&c);
+    }
+    if (selected("noise_vst")) {
+        check_begin(&c, "noise_vst");
+        for (int i = 0; i < 60; i++)
+            noise_vst_case(&c, kvst);
+        check_end(&c);
+    }
+    clReleaseKernel(ksel);
+    clReleaseKernel(kacc);
+    clReleaseKernel(kvst);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Benchmarks                                                             */
 
 static void bench_all(cl_program prog)
@@ -2708,6 +3034,7 @@ int main(int argc, char **argv)
     for (int i = SEARCH_TILED; i < SEARCH_NB; i++)
         if (selected(search_kernels[i].name))
             check_search(progs[0], i);
+    check_noise(progs[0]);
     if (opt.bench)
         bench_all(progs[0]);
 
