@@ -15,8 +15,8 @@
 #     values (their basic estimates and search were made before the
 #     command), so R = D + P + F (doc/vbm3d_gpu.texi, "Commands"); with
 #     estim=basic (D = F) R = F.
-# The same for csigma on the chroma planes, hdthr and mu2, h
-# (nlmeans_gpu); mu2 only acts in the second step, whose groups of frame t
+# The same for csigma on the chroma planes, hdthr and mu2, h, flat and
+# kernel (nlmeans_gpu); mu2 only acts in the second step, whose groups of frame t
 # are aggregated in frames t to t + F too, so for vbm3d_gpu its R is F.
 # Then commands the filters refuse (sigma from or to auto or curve; with
 # those, csigma from or to -1): the refusal is logged and every frame is
@@ -87,6 +87,8 @@ refused() {
 check "nlmeans_gpu sigma"             nlmeans_gpu "p=5"                         sigma  10 40 0 0
 check "nlmeans_gpu h"                 nlmeans_gpu "sigma=20"                    h      0.5 1.5 0 0
 check "nlmeans_gpu csigma"            nlmeans_gpu "sigma=20"                    csigma 5 40 0 0
+check "nlmeans_gpu flat"              nlmeans_gpu "sigma=20"                    flat   0 3 0 0
+check "nlmeans_gpu kernel"            nlmeans_gpu "sigma=20"                    kernel exp bisquare 0 0
 check "temporal nlmeans_gpu sigma"    nlmeans_gpu "past=1:future=2"             sigma  10 40 2 0
 check "causal nlmeans_gpu sigma"      nlmeans_gpu "past=2:causal=1"             sigma  10 40 0 0
 check "bm3d_gpu sigma"                bm3d_gpu    "preset=fast"                 sigma  10 40 0 0
