@@ -183,6 +183,7 @@ check-errors: ffmpeg $(TESTBIN)/clfault.so
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
 
 # The video model against the image model, and on a short sequence (no
 # FFmpeg needed)
