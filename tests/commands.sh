@@ -94,6 +94,7 @@ check "causal nlmeans_gpu sigma"      nlmeans_gpu "past=2:causal=1"             
 check "bm3d_gpu sigma"                bm3d_gpu    "preset=fast"                 sigma  10 40 0 0
 check "bm3d_gpu hdthr"                bm3d_gpu    "sigma=20"                    hdthr  1.5 4 0 0
 check "bm3d_gpu mu2"                  bm3d_gpu    "sigma=20:preset=ref"         mu2    0.3 2 0 0
+check "bm3d_gpu mu2 to -1 (preset's)" bm3d_gpu    "sigma=20:preset=ref"         mu2    1.5 -1 0 0
 check "vbm3d_gpu sigma"               vbm3d_gpu   "past=1:future=2"             sigma  10 40 4 7
 check "vbm3d_gpu csigma"              vbm3d_gpu   "sigma=20:past=1:future=1"    csigma 5 40 2 4
 check "vbm3d_gpu hdthr"               vbm3d_gpu   "sigma=20:past=2:future=1"    hdthr  1.5 4 2 5

@@ -10,7 +10,9 @@
 #     bm3d_gpu "color");
 #   - nlmeans_gpu's joint colour with pc or rc different from p and r on YUV
 #     frames is color=planes, with a warning;
-#   - profile=1 only logs: the same output (nlmeans_gpu "profile").
+#   - profile=1 only logs: the same output (nlmeans_gpu "profile");
+#   - the device option: the device the filter creates is the one ffmpeg
+#     would give it (nlmeans_gpu "device").
 # The input: 6 noisy testsrc2 frames of 48x32.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
@@ -82,5 +84,18 @@ same "temporal nlmeans_gpu, profile" yuv420p \
 same "bm3d_gpu, profile" yuv420p "bm3d_gpu=sigma=20" "bm3d_gpu=sigma=20:profile=1"
 same "vbm3d_gpu, profile" yuv420p \
     "vbm3d_gpu=sigma=20:past=1:future=1" "vbm3d_gpu=sigma=20:past=1:future=1:profile=1"
+
+# the device option: software frames into a filter that creates its device
+# give the frames of the same filter given that device by ffmpeg
+RUN=$((RUN + 1))
+D=${OPENCL_DEVICE:-0.0}
+SRC="testsrc2=s=48x32:r=25:d=0.24,format=yuv420p,noise=alls=25:allf=t"
+a=$(ff $DEV -f lavfi -i "$SRC" -vf "nlmeans_gpu=sigma=20,format=yuv420p" -f md5 - 2> "$TMP/err")
+b=$(ff -f lavfi -i "$SRC" -vf "nlmeans_gpu=sigma=20:device=$D,format=yuv420p" -f md5 - 2>> "$TMP/err")
+if [ -n "$a" ] && [ "$a" = "$b" ]; then
+    ok "nlmeans_gpu, device=$D: the frames of -filter_hw_device $D"
+else
+    fail "nlmeans_gpu, device=$D: '$b' against '$a' with -filter_hw_device: $(tail -n 1 "$TMP/err")"
+fi
 
 summary equivalences.sh

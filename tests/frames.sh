@@ -18,7 +18,7 @@
 # data. Then the timestamp of the end of the stream: fps=100 after the
 # denoisers (N = 1, 2, 7) gives the frames it gives without them. Last, the
 # noise each frame's metadata gives (sigma=auto) is the one estimated in that
-# frame, after the temporal filters' delay too.
+# frame, after the temporal filters' delay too, and luma's alone with csigma.
 #
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
@@ -209,5 +209,14 @@ for denoiser in nlmeans_gpu=sigma=auto:past=1:future=2 vbm3d_gpu=sigma=auto:past
         diff <(echo "$got") <(echo "$ref") | head -n 6 | sed 's/^/    /'
     fi
 done
+# with csigma given, the chroma planes are not measured: luma's estimates
+# alone, the same
+RUN=$((RUN + 1))
+got=$(estimates nlmeans_gpu=sigma=auto:csigma=4)
+if [ "$got" = "$(grep '^sigma\.0=' <<< "$ref")" ]; then
+    ok "nlmeans_gpu=sigma=auto:csigma=4: luma's estimates alone"
+else
+    fail "nlmeans_gpu=sigma=auto:csigma=4: exported $(echo $got | head -c 200)"
+fi
 
 summary frames.sh
