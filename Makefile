@@ -162,7 +162,7 @@ check-ffmpeg-%:
 # H100: make check-gpu OPENCL_DEVICE=1.0 FFMPEG=path/ffmpeg TESTBIN=path/tools
 # with an ffmpeg and test tools built here and copied over (nothing is
 # built): the FATE tests' frame checksums (tests/fate_md5.py), the golden
-# models (with 100 random cases), nv12/p010/p016 and hwmap
+# models (with 100 random cases), nv12/p010/p016, nv16/nv24/p216/p416 and hwmap
 # (tests/semiplanar.sh), and GPU_CASES random robustness cases.
 GPU_CASES ?= 300
 GPU_JOBS ?= 8

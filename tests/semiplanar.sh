@@ -2,7 +2,8 @@
 #
 # Two-channel (semi-planar) formats and hwmap, on a device that can carry
 # them (not PoCL, which has no two-channel images), for each filter:
-# - nv12 must give the same samples as yuv420p, and p016 as yuv420p16,
+# - nv12 must give the same samples as yuv420p, and p016 as yuv420p16
+#   (and nv16, nv24, p216, p416 as yuv422p, yuv444p, yuv422p16, yuv444p16),
 #   since the filter treats the interleaved U and V channels as the planes
 #   of the planar format; p010 must run and stay within one 10-bit step of
 #   the p016 result;
@@ -12,7 +13,8 @@
 #   FFMPEG=... OPENCL_DEVICE=1.0 tests/semiplanar.sh    (make check-gpu)
 
 . "$(dirname "$0")/lib.sh"
-SRC="testsrc2=s=160x90:r=5:d=1.2,format=yuv420p,noise=alls=25:allf=t"
+SRC420="testsrc2=s=160x90:r=5:d=1.2,format=yuv420p,noise=alls=25:allf=t"
+SRC=$SRC420
 
 # run FILTER FORMAT OUTPUT_FORMAT FILE [READ]: the filter on FORMAT frames,
 # read back with hwdownload (or READ), converted to OUTPUT_FORMAT
@@ -59,5 +61,15 @@ print(max(abs((x >> 6) - round(y / 64.0)) for x, y in zip(va, vb)) if len(a) == 
     else
         fail "$name: p010 did not run"
     fi
+    # the 4:2:2 and 4:4:4 semi-planar formats, 8 and 16 bits, from a source
+    # in the planar format (swscale's 4:2:0 to nv16 and to yuv422p upsample
+    # the chroma differently)
+    for pair in nv16/yuv422p nv24/yuv444p p216/yuv422p16 p416/yuv444p16; do
+        SRC="testsrc2=s=160x90:r=5:d=1.2,format=${pair#*/},noise=alls=25:allf=t"
+        run "$filter" "${pair#*/}" "${pair#*/}" planar.raw
+        run "$filter" "${pair%/*}" "${pair#*/}" "${pair%/*}.raw"
+        check_same "$name" "${pair%/*}.raw" planar.raw
+    done
+    SRC=$SRC420
 done
 summary semiplanar.sh checks
