@@ -12,6 +12,9 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
             three planes of yuv420p frames: the estimate must be within
             10 % of sigma, or 0.5 below sigma 5; a clean photograph at most
             1.0. The photographs are filtered as stills (sigma_tau=0).
+            Also two photographs scaled to 1280x720 and 1920x1080, where
+            the grid of blocks is coarser (a step of 4 and 8), at sigma
+            3, 10 and 30.
             astronaut has grain of its own (its clean estimate, about 1.2,
             is the frame's noise): there the estimate at sigma below 5 must
             be within 0.5 of sqrt(sigma^2 + clean^2) and its clean estimate
@@ -275,6 +278,37 @@ def part_accuracy(args, ff, run, data, lines, failures):
                     name, sigma, est[i][c], 0.0, failures, "yuv420p plane %d" % c)))
         lines.append("| %g | " % sigma + " | ".join(cells) + " |")
     log("accuracy, yuv420p: done")
+
+    # HD frames: on planes this large the grid of blocks has a step of 4
+    # (1280x720) or 8 (1920x1080) instead of 2, so that there are at most
+    # 65536 blocks; photographs scaled to the size
+    hd_names = [n for n in ("camera", "coffee") if n in names] or names[:1]
+    hd_sigmas = (3, 10, 30)
+    lines += ["", "### Accuracy, gray 8 bits, photographs scaled to HD sizes (estimate; error)",
+              "", "| size | " + " | ".join("%s, sigma %g" % (n, v) for v in hd_sigmas
+                                           for n in hd_names) + " |",
+              "|---" * (len(hd_sigmas) * len(hd_names) + 1) + "|"]
+    for w, h in ((1280, 720), (1920, 1080)):
+        hd_paths = []
+        for name in hd_names:
+            p = os.path.join(args.work, "clean-%s-%dx%d.pgm" % (name, w, h))
+            if not os.path.exists(p):
+                ff.run(["-i", os.path.join(data, name + ".png"), "-vf",
+                        "scale=%d:%d:flags=lanczos,format=gray" % (w, h),
+                        "-frames:v", "1", "-update", "1", "-y", p])
+            hd_paths.append(p)
+        cells = []
+        for sigma in hd_sigmas:
+            items = [(read_pnm(awgn(args.tools, p, p.replace("clean-", "noisy-s%g-" % sigma),
+                                    sigma, 13000 + 100 * sigma + i))[3], w, h)
+                     for i, p in enumerate(hd_paths)]
+            est = estimates(run, items, "gray", "sigma=auto:sigma_tau=0:" + CHEAP)
+            for i, name in enumerate(hd_names):
+                cells.append("%.2f (%s)" % (est[i][0], check_accuracy(
+                    name, sigma, est[i][0], clean_est.get(name, 0.0), failures,
+                    "gray8 %dx%d" % (w, h))))
+        lines.append("| %dx%d | " % (w, h) + " | ".join(cells) + " |")
+    log("accuracy, HD sizes: done")
 
 
 def pan_frames(ff, data, name, size, frames, start=0):
