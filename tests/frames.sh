@@ -18,7 +18,8 @@
 # data. Then the timestamp of the end of the stream: fps=100 after the
 # denoisers (N = 1, 2, 7) gives the frames it gives without them. Last, the
 # noise each frame's metadata gives (sigma=auto) is the one estimated in that
-# frame, after the temporal filters' delay too, and luma's alone with csigma.
+# frame, after the temporal filters' delay too, and luma's alone with csigma;
+# a black frame keeps the previous frame's estimate, 0 at the start.
 #
 # A filter or option missing from ffmpeg fails its cases (no skipping).
 #
@@ -217,6 +218,33 @@ if [ "$got" = "$(grep '^sigma\.0=' <<< "$ref")" ]; then
     ok "nlmeans_gpu=sigma=auto:csigma=4: luma's estimates alone"
 else
     fail "nlmeans_gpu=sigma=auto:csigma=4: exported $(echo $got | head -c 200)"
+fi
+
+# a frame with no block left (black: every sample clipped) keeps the
+# previous frame's estimate, 0 at the start
+# black_estimates FIRST LAST N: luma's estimates of N frames with frames
+# FIRST to LAST black
+black_estimates() {
+    local denoise="hwupload,bm3d_gpu=sigma=auto,hwdownload,format=yuv420p"
+    [ "$FRAMES" = software ] && denoise="bm3d_gpu=sigma=auto,format=yuv420p"
+    ff -t 300 $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=$3" \
+        -vf "format=yuv420p,noise=alls=20:allf=t,lutyuv=y=0:enable='between(n,$1,$2)',$denoise,metadata=print:file=-" \
+        -f null - 2> "$TMP/err" | sed -n 's/^lavfi\.bm3d_gpu\.sigma\.0=//p' | tr '\n' ' '
+}
+RUN=$((RUN + 1))
+got=($(black_estimates 4 5 8))
+if [ ${#got[@]} = 8 ] && [ "${got[4]}" = "${got[3]}" ] && [ "${got[5]}" = "${got[3]}" ] &&
+   [ "${got[3]}" != 0.000 ]; then
+    ok "bm3d_gpu=sigma=auto, frames 4 and 5 black: frame 3's estimate kept (${got[*]})"
+else
+    fail "bm3d_gpu=sigma=auto, frames 4 and 5 black: estimates ${got[*]:-none}"
+fi
+RUN=$((RUN + 1))
+got=($(black_estimates 0 1 4))
+if [ "${got[*]:0:2}" = "0.000 0.000" ] && [ "${got[2]:-0.000}" != 0.000 ]; then
+    ok "bm3d_gpu=sigma=auto, frames 0 and 1 black: 0 until a frame has blocks (${got[*]})"
+else
+    fail "bm3d_gpu=sigma=auto, frames 0 and 1 black: estimates ${got[*]:-none}"
 fi
 
 summary frames.sh
