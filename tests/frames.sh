@@ -228,7 +228,7 @@ black_estimates() {
     local denoise="hwupload,bm3d_gpu=sigma=auto,hwdownload,format=yuv420p"
     [ "$FRAMES" = software ] && denoise="bm3d_gpu=sigma=auto,format=yuv420p"
     ff -t 300 $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=$3" \
-        -vf "format=yuv420p,noise=alls=20:allf=t,lutyuv=y=0:enable='between(n,$1,$2)',$denoise,metadata=print:file=-" \
+        -vf "format=yuv420p,noise=alls=20:allf=t,geq=lum=0:cb=128:cr=128:enable='between(n,$1,$2)',$denoise,metadata=print:file=-" \
         -f null - 2> "$TMP/err" | sed -n 's/^lavfi\.bm3d_gpu\.sigma\.0=//p' | tr '\n' ' '
 }
 RUN=$((RUN + 1))
