@@ -18,10 +18,11 @@
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
 . "$(dirname "$0")/lib.sh"
+SRC="testsrc2=s=48x32:r=25:d=0.24"
 
 # md5 FORMAT FILTER: the MD5 of the frames through the filter
 md5() {
-    ff $DEV -f lavfi -i "testsrc2=s=48x32:r=25:d=0.24,format=$1,noise=alls=25:allf=t" \
+    ff $DEV -f lavfi -i "$SRC,format=$1,noise=alls=25:allf=t" \
         -vf "format=$1,hwupload,$2,hwdownload,format=$1" -f md5 - 2> "$TMP/err"
 }
 
@@ -89,9 +90,8 @@ same "vbm3d_gpu, profile" yuv420p \
 # give the frames of the same filter given that device by ffmpeg
 RUN=$((RUN + 1))
 D=${OPENCL_DEVICE:-0.0}
-SRC="testsrc2=s=48x32:r=25:d=0.24,format=yuv420p,noise=alls=25:allf=t"
-a=$(ff $DEV -f lavfi -i "$SRC" -vf "nlmeans_gpu=sigma=20,format=yuv420p" -f md5 - 2> "$TMP/err")
-b=$(ff -f lavfi -i "$SRC" -vf "nlmeans_gpu=sigma=20:device=$D,format=yuv420p" -f md5 - 2>> "$TMP/err")
+a=$(ff $DEV -f lavfi -i "$SRC,format=yuv420p,noise=alls=25:allf=t" -vf "nlmeans_gpu=sigma=20,format=yuv420p" -f md5 - 2> "$TMP/err")
+b=$(ff -f lavfi -i "$SRC,format=yuv420p,noise=alls=25:allf=t" -vf "nlmeans_gpu=sigma=20:device=$D,format=yuv420p" -f md5 - 2>> "$TMP/err")
 if [ -n "$a" ] && [ "$a" = "$b" ]; then
     ok "nlmeans_gpu, device=$D: the frames of -filter_hw_device $D"
 else

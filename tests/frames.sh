@@ -55,14 +55,24 @@ options() {
     sed -n 's/^  *\([A-Za-z0-9_]\+\)  *<.*/\1/p' "$TMP/help"
 }
 
+# denoise_chain DENOISER: the denoiser (none if empty) on yuv420p frames,
+# between hwupload and hwdownload or, with FRAMES=software, alone
+denoise_chain() {
+    if [ "$FRAMES" = software ]; then
+        echo "${1:+$1,}format=yuv420p"
+    else
+        echo "hwupload,${1:+$1,}hwdownload,format=yuv420p"
+    fi
+}
+
 # graph N DENOISER: the filter graph for N input frames
 graph() {
     local n=$1 denoiser=$2 tags="" k
     for ((k = 0; k < n; k++)); do
         tags+="metadata=add:key=frame:value=f$k:enable='eq(n,$k)',"
     done
-    local denoise="hwupload,${denoiser:+$denoiser,}hwdownload,format=yuv420p"
-    [ "$FRAMES" = software ] && denoise="${denoiser:+$denoiser,}format=yuv420p"
+    local denoise
+    denoise=$(denoise_chain "$denoiser")
     echo "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,noise=alls=12:allf=t,$PROPS,${tags}$denoise,showinfo,metadata=print"
 }
 
@@ -162,8 +172,8 @@ done
 # as without the denoiser.
 # fps_pts N DENOISER: the timestamps out of fps=100 after the denoiser
 fps_pts() {
-    local n=$1 denoiser=$2 denoise="hwupload,${2:+$2,}hwdownload,format=yuv420p"
-    [ "$FRAMES" = software ] && denoise="${denoiser:+$denoiser,}format=yuv420p"
+    local n=$1 denoise
+    denoise=$(denoise_chain "$2")
     ff -t 300 $DEV -f lavfi -i "testsrc2=s=32x24:r=25,trim=end_frame=$n" \
         -vf "settb=1/1000,setpts=1000+N*40+mod(N*N*7\,13),format=yuv420p,$denoise,fps=100" \
         -f framecrc - 2> "$TMP/err" | grep -v '^#' | awk -F, '{ printf " %d", $2 }'
@@ -189,8 +199,8 @@ done
 # which sends each frame at once, exports; the noise grows from frame 6 on.
 # estimates DENOISER: the exported estimates, frame by frame
 estimates() {
-    local denoise="hwupload,$1,hwdownload,format=yuv420p"
-    [ "$FRAMES" = software ] && denoise="$1,format=yuv420p"
+    local denoise
+    denoise=$(denoise_chain "$1")
     ff -t 300 $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=12" \
         -vf "format=yuv420p,noise=alls=6:allf=t,noise=alls=25:allf=t:enable='gte(n,6)',$denoise,metadata=print:file=-" \
         -f null - 2> "$TMP/err" | sed -n 's/^lavfi\.[a-z0-9_]*\.sigma\./sigma./p'
@@ -225,8 +235,8 @@ fi
 # black_estimates FIRST LAST N: luma's estimates of N frames with frames
 # FIRST to LAST black
 black_estimates() {
-    local denoise="hwupload,bm3d_gpu=sigma=auto,hwdownload,format=yuv420p"
-    [ "$FRAMES" = software ] && denoise="bm3d_gpu=sigma=auto,format=yuv420p"
+    local denoise
+    denoise=$(denoise_chain bm3d_gpu=sigma=auto)
     ff -t 300 $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=$3" \
         -vf "format=yuv420p,noise=alls=20:allf=t,geq=lum=0:cb=128:cr=128:enable='between(n,$1,$2)',$denoise,metadata=print:file=-" \
         -f null - 2> "$TMP/err" | sed -n 's/^lavfi\.bm3d_gpu\.sigma\.0=//p' | tr '\n' ' '
