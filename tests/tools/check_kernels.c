@@ -94,8 +94,11 @@
  *   noise_vst            the variance-stabilising table lookup of
  *                        sigma=curve, samples below, on, within and above
  *                        the table, its last segment included: bit for bit
- *                        (noise_blocks, the DCT, is checked end to end only,
- *                        by the FATE checksums of sigma=auto)
+ *   noise_blocks         the DCT blocks' codes and histogram counts against
+ *                        a C reference of the contract, planes of floats and
+ *                        of bytes, grid steps 8 to 16, flat, sloping,
+ *                        clipped and random areas, the DCT and random
+ *                        matrices: bit for bit
  * With --bench each kernel but the bm3d_filter_*, nlmeans_*, vbm3d_search
  * and work-group search ones is then timed on a larger input: the median
  * of --repeat launches (default 11), from OpenCL profiling events. --test
@@ -2826,6 +2829,198 @@ static void noise_vst_case(Check *c, cl_kernel k)
     free(table);
 }
 
+/*
+ * noise_blocks' contract: block (bx, by) of the plane at 'offset' starts at
+ * (bx step, by step); its 2-D DCT is the 8-point transform of each row, then
+ * of each column, every coefficient r as ((m[0] e[0] + m[1] e[1]) + m[2]
+ * e[2]) + m[3] e[3], m row r of 'dct' and e the mirrored sums (r even) or
+ * differences (r odd); its low energy sums the squares of coefficients (i,
+ * j) with 1 <= i + j <= NOISE_LOW_MAX, its high energy those with i + j >=
+ * NOISE_HIGH_MIN, columns j outer, rows i inner, and its mean the samples'
+ * sum in row order times 1/64. A block with NOISE_CLIP_MAX samples or more
+ * <= 0 or >= top has code 0; the others have the valid bit, intensity bin
+ * (int)(mean NOISE_IBINS / 256) clamped, the energies' log bins, and add
+ * one to hist_low's row ibin at lbin. Float operations one by one, bit for
+ * bit.
+ */
+static int noise_log_bin_reference(float x, int sub, int nb)
+{
+    uint32_t bits;
+    int b;
+
+    if (!(x > 0.0f))
+        return 0;
+    memcpy(&bits, &x, sizeof(bits));
+    b = (int)(bits >> (23 - sub)) - ((127 + DENOISE_NOISE_LOG2_MIN) * (1 << sub));
+    return b < 0 ? 0 : b > nb - 1 ? nb - 1 : b;
+}
+
+static float noise_dct_half_reference(const float *dct, int r, const float *e)
+{
+    const float *m = dct + r * 8;
+
+    return ((m[0] * e[0] + m[1] * e[1]) + m[2] * e[2]) + m[3] * e[3];
+}
+
+static uint32_t noise_block_reference(const float *p, int width, const float *dct,
+                                      float top)
+{
+    float rows[8][8], sum = 0.0f, low = 0.0f, high = 0.0f, mean;
+    int clipped = 0, ibin, lbin, hbin;
+
+    for (int y = 0; y < 8; y++) {
+        float v[8], e[2][4];
+
+        for (int x = 0; x < 8; x++) {
+            v[x] = p[y * width + x];
+            sum += v[x];
+            clipped += v[x] <= 0.0f || v[x] >= top;
+        }
+        for (int a = 0; a < 4; a++) {
+            e[0][a] = v[a] + v[7 - a];
+            e[1][a] = v[a] - v[7 - a];
+        }
+        for (int j = 0; j < 8; j++)
+            rows[y][j] = noise_dct_half_reference(dct, j, e[j & 1]);
+    }
+    for (int j = 0; j < 8; j++) {
+        float e[2][4];
+
+        for (int a = 0; a < 4; a++) {
+            e[0][a] = rows[a][j] + rows[7 - a][j];
+            e[1][a] = rows[a][j] - rows[7 - a][j];
+        }
+        for (int i = 0; i < 8; i++) {
+            int f = i + j;
+            float c;
+
+            if ((f < 1 || f > DENOISE_NOISE_LOW_MAX) && f < DENOISE_NOISE_HIGH_MIN)
+                continue;
+            c = noise_dct_half_reference(dct, i, e[i & 1]);
+            if (f <= DENOISE_NOISE_LOW_MAX)
+                low += c * c;
+            else
+                high += c * c;
+        }
+    }
+    if (clipped >= DENOISE_NOISE_CLIP_MAX)
+        return 0;
+    mean = sum * (1.0f / 64.0f);
+    ibin = (int)(mean * (NIB / 256.0f));
+    ibin = ibin < 0 ? 0 : ibin > NIB - 1 ? NIB - 1 : ibin;
+    lbin = noise_log_bin_reference(low,  DENOISE_NOISE_LSUB, NLB);
+    hbin = noise_log_bin_reference(high, DENOISE_NOISE_HSUB, NHB);
+    return 0x80000000u | (uint32_t)ibin << 24 | (uint32_t)lbin << 12 | (uint32_t)hbin;
+}
+
+/* The orthonormal 8-point DCT-II as make_dct() of denoise_noise.c rounds
+ * it, or (when 'random') any matrix, which shows an index taken wrong. */
+static void noise_dct_matrix(float *dct, int random)
+{
+    for (int r = 0; r < 8; r++)
+        for (int a = 0; a < 8; a++)
+            dct[r * 8 + a] = random ? rndf(-0.6f, 0.6f) :
+                             (float)((r ? sqrt(2.0 / 8) : sqrt(1.0 / 8)) *
+                                     cos(3.14159265358979323846 * (2 * a + 1) * r / 16.0));
+}
+
+/*
+ * A plane of the kind the noise estimate sees: flat areas with noise of a
+ * random level, ramps, areas at 0 and at the top (clipped blocks, and
+ * blocks just under NOISE_CLIP_MAX clipped samples), integers where the
+ * ring holds bytes.
+ */
+static float noise_plane_sample(int x, int y, int kind, float level, float top,
+                                int bytes)
+{
+    float v;
+
+    switch (kind) {
+    case 0:  v = 128.0f + level * (rndf(-1.0f, 1.0f) + rndf(-1.0f, 1.0f)); break;
+    case 1:  v = (x + y) * 2.0f + level * rndf(-1.0f, 1.0f); break;
+    case 2:  v = rnd(3) ? 0.0f : rndf(0.0f, 20.0f); break;
+    case 3:  v = rnd(3) ? top + rnd(2) : top - rndf(0.0f, 20.0f); break;
+    default: v = rndf(0.0f, 255.0f); break;
+    }
+    if (bytes)
+        return v < 0.0f ? 0.0f : v > 255.0f ? 255.0f : (float)(int)(v + 0.5f);
+    return v;
+}
+
+static void noise_blocks_case(Check *c, cl_kernel k, int bytes)
+{
+    static const int steps[] = { 8, 8, 11, 16 };
+    int step = steps[rnd(4)], nbx = 1 + rnd(12), nby = 1 + rnd(9);
+    int width = (nbx - 1) * step + 8 + rnd(5), height = (nby - 1) * step + 8 + rnd(3);
+    cl_uint offset = rnd(2) ? 0 : rnd(300);
+    size_t n = offset + (size_t)width * height;
+    float top = bytes || rnd(2) ? 255.0f - 1e-3f : 200.0f;
+    float level = rnd(3) ? rndf(0.0f, 30.0f) : 0.0f, dct[64];
+    int kind = rnd(6);
+    float *plane = alloc_or_die(n * sizeof(float));
+    uint8_t *plane8 = alloc_or_die(n);
+    uint32_t *exp = alloc_or_die((size_t)nbx * nby * 4), *got = alloc_or_die((size_t)nbx * nby * 4);
+    uint32_t hist[NIB * NLB], exp_hist[NIB * NLB];
+    cl_mem bplane, bdct, bcodes, bhist;
+
+    noise_dct_matrix(dct, rnd(4) == 0);
+    for (size_t i = 0; i < n; i++) {
+        int x = (i - offset) % width, y = (i - offset) / width;
+
+        /* kind 5: each 8x8 area a kind of its own */
+        plane[i] = noise_plane_sample(x, y, kind == 5 ? (x / 8 * 7 + y / 8) % 5 : kind,
+                                      level, top, bytes);
+        plane8[i] = (uint8_t)plane[i];
+    }
+    for (int i = 0; i < NIB * NLB; i++)
+        exp_hist[i] = hist[i] = rnd(4) ? 0 : rnd(100);
+    for (int by = 0; by < nby; by++)
+        for (int bx = 0; bx < nbx; bx++) {
+            uint32_t code = noise_block_reference(plane + offset + (size_t)by * step * width +
+                                                  bx * step, width, dct, top);
+
+            exp[by * nbx + bx] = code;
+            if (code)
+                exp_hist[(code >> 24 & 0x7f) * NLB + (code >> 12 & 0xfff)]++;
+        }
+    memset(got, 0xaa, (size_t)nbx * nby * 4);
+    bplane = bytes ? new_buffer(n, plane8) : new_buffer(n * sizeof(float), plane);
+    bdct   = new_buffer(sizeof(dct), dct);
+    bcodes = new_buffer((size_t)nbx * nby * 4, got);
+    bhist  = new_buffer(sizeof(hist), hist);
+    {
+        const Arg args[] = { ARG(bplane), ARG(offset), ARG(width), ARG(step), ARG(nbx),
+                             ARG(nby), ARG(top), ARG(bdct), ARG(bcodes), ARG(bhist) };
+        run_kernel(k, args, 10, nbx, nby, 0, 0);
+    }
+    read_buffer(bcodes, (size_t)nbx * nby * 4, got);
+    read_buffer(bhist, sizeof(hist), hist);
+    c->cases++;
+    for (int i = 0; i < nbx * nby; i++)
+        if (got[i] != exp[i]) {
+            check_fail(c, "%s plane %dx%d at %u, step %d, kind %d, top %g: block (%d, %d): "
+                       "code 0x%08x, expected 0x%08x", bytes ? "byte" : "float", width,
+                       height, offset, step, kind, top, i % nbx, i / nbx, got[i], exp[i]);
+            goto done;
+        }
+    for (int i = 0; i < NIB * NLB; i++)
+        if (hist[i] != exp_hist[i]) {
+            check_fail(c, "%s plane %dx%d, kind %d: hist_low[%d]: got %u, expected %u",
+                       bytes ? "byte" : "float", width, height, kind, i, hist[i],
+                       exp_hist[i]);
+            break;
+        }
+done:
+    clReleaseMemObject(bplane);
+    clReleaseMemObject(bdct);
+    clReleaseMemObject(bcodes);
+    clReleaseMemObject(bhist);
+    free(plane);
+    free(plane8);
+    free(exp);
+    free(got);
+}
+
 static void check_noise(cl_program prog)
 {
     cl_kernel ksel = get_kernel(prog, "noise_select");
@@ -2859,6 +3054,23 @@ static void check_noise(cl_program prog)
         for (int i = 0; i < 60; i++)
             noise_vst_case(&c, kvst);
         check_end(&c);
+    }
+    if (selected("noise_blocks")) {
+        /* the filters' programs hold it with a ring of floats, and of bytes
+         * (vbm3d_gpu on 8-bit frames) */
+        cl_program prog8 = build_sources("#define NB_NEIGHBORS " XSTR(NB) "\n"
+                                         "#define DENOISE_RING_T uchar\n",
+                                         SRC_BM3D, SRC_BM3D - 1);
+        cl_kernel kblk[2] = { get_kernel(prog, "noise_blocks"),
+                              get_kernel(prog8, "noise_blocks") };
+
+        check_begin(&c, "noise_blocks");
+        for (int i = 0; i < 80; i++)
+            noise_blocks_case(&c, kblk[i & 1], i & 1);
+        check_end(&c);
+        clReleaseKernel(kblk[0]);
+        clReleaseKernel(kblk[1]);
+        clReleaseProgram(prog8);
     }
     clReleaseKernel(ksel);
     clReleaseKernel(kacc);
