@@ -29,7 +29,9 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
             the photographs must be at least 0.3 dB; the curve exported
             with each frame (lavfi.<filter>.curve.0.<intensity>), on
             average over its points (geometric mean of the ratios), within
-            5 % of the true noise sqrt(a x + b) at their intensities.
+            5 % of the true noise sqrt(a x + b) at their intensities; the
+            verbose log's line of each frame (nlmeans_gpu and bm3d_gpu)
+            gives the exported estimate and curve.
   video     a pan over a photograph at 25 frames per second: with constant
             noise the estimate's spread (standard deviation over mean over
             the frames) is under 3 %; after a step of the noise from 10 to
@@ -38,7 +40,10 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
             is a time, not a number of frames) it reaches it in at most one
             second too; at
             a cut to another photograph and noise level, within 10 % of the
-            new level at once.
+            new level at once; there the verbose log has a line a frame,
+            numbered from 0, with the exported estimate, and reports the
+            scene cut on that frame and no other, where the average
+            restarts.
   cost      reported only (the 5 % target is checked by the benchmark):
             the share of the estimation in each filter's kernel time
             (profile=1) on a 512x512 frame.
@@ -109,20 +114,57 @@ def parse_curves(path, key):
     return frames
 
 
+LOG_FRAME = re.compile(r"\] Frame (\d+)(, scene cut)?, noise sigma of component(.*)$")
+LOG_COMPONENT = re.compile(r"\s*(\d+): ([-0-9.]+) \(this frame ([-0-9.]+)\)(.*)$")
+
+
+def parse_log(text):
+    """The filter's verbose log, per frame line, in order: (frame number,
+    scene cut, {component: (estimate used, the frame's own, [(intensity,
+    sigma)] of the curve)})."""
+    frames = []
+    for line in text.splitlines():
+        m = LOG_FRAME.search(line)
+        if not m:
+            continue
+        comps = {}
+        for part in m.group(3).split(";"):
+            mc = LOG_COMPONENT.match(part)
+            if mc:
+                curve = [(float(i), float(v)) for i, v in re.findall(r" (\d+):([-0-9.]+)",
+                                                                     mc.group(4))]
+                comps[int(mc.group(1))] = (float(mc.group(2)), float(mc.group(3)), curve)
+        frames.append((int(m.group(1)), bool(m.group(2)), comps))
+    return frames
+
+
 class Runner:
     def __init__(self, ff, work):
         self.ff = ff
         self.work = work
         self.meta = os.path.join(work, "metadata.txt")
+        self.log = []
 
-    def run(self, frames, pix_fmt, width, height, filt, opts, pre=None):
+    def run(self, frames, pix_fmt, width, height, filt, opts, pre=None, verbose=False):
         """Filter raw frames with 'filt=opts' (after the filters 'pre');
-        returns (output, estimates per frame)."""
+        returns (output, estimates per frame). With 'verbose', the filter's
+        log at the verbose level is kept, parsed, in self.log."""
         if os.path.exists(self.meta):
             os.remove(self.meta)
         chain = "%s%s=%s,metadata=mode=print:file='%s'" % (pre + "," if pre else "", filt, opts,
                                                            self.meta)
-        out = self.ff.filter_raw(frames, pix_fmt, width, height, chain, opencl=True)
+        if verbose:
+            cmd = [self.ff.binary, "-nostdin", "-hide_banner", "-loglevel", "verbose"] + \
+                self.ff.hw_args() + ["-f", "rawvideo", "-pix_fmt", pix_fmt, "-s",
+                                     "%dx%d" % (width, height), "-i", "pipe:0", "-vf", chain,
+                                     "-f", "rawvideo", "-pix_fmt", pix_fmt, "pipe:1"]
+            p = ffmpeg.run(cmd, input=frames)
+            if p.rc:
+                raise RuntimeError("ffmpeg failed (%d): %s\n%s" % (p.rc, " ".join(cmd),
+                                                                   p.err[-2000:]))
+            out, self.log = p.out, parse_log(p.err)
+        else:
+            out = self.ff.filter_raw(frames, pix_fmt, width, height, chain, opencl=True)
         self.curves = parse_curves(self.meta, "lavfi.%s.curve" % filt)
         return out, parse_metadata(self.meta, "lavfi.%s.sigma" % filt)
 
@@ -435,7 +477,10 @@ def part_curve(args, ff, run, data, lines, failures):
         mean_x = sum(sum(c) for c in clean) / sum(len(c) for c in clean)
         centre = math.sqrt(a * mean_x + b)
         for filt in ("nlmeans_gpu", "bm3d_gpu"):
-            out, _ = run.run(noisy, "gray", size, size, filt, "sigma=curve:sigma_tau=0")
+            out, est = run.run(noisy, "gray", size, size, filt, "sigma=curve:sigma_tau=0",
+                               verbose=True)
+            notes.append(check_log(run.log, est, run.curves, None,
+                                   "%s=sigma=curve (%g, %g)" % (filt, a, b), failures))
             curve = psnrs(out, clean)
             check_curve(run.curves, a, b, len(paths), "%s (%g, %g)" % (filt, a, b), notes,
                         failures)
@@ -478,6 +523,40 @@ def part_curve(args, ff, run, data, lines, failures):
               "sigma, searched on the grid %s times sqrt(a mean(x) + b)). vbm3d_gpu: pans of 10 "
               "frames of %dx%d, mean PSNR." % (", ".join("%g" % f for f in PG_GRID), pan, pan),
               ""] + ["- " + note for note in notes]
+
+
+def check_log(log, est, curves, cuts, what, failures):
+    """The verbose log's frame lines against the metadata: one a frame,
+    numbered from 0, luma's estimate the exported one, and its curve (when
+    'curves') the exported curve (the log rounds to 2 decimals, the
+    metadata to 3); a scene cut on the frames 'cuts' and no other, where
+    the average restarts (the estimate is the frame's own) and, on the
+    next frame, goes on (it is not). 'cuts' None: no cut asserted.
+    Returns a line for the report."""
+    errors = []
+    if [n for n, _, _ in log] != list(range(len(est))):
+        errors.append("frame numbers %s for %d frames" % ([n for n, _, _ in log][:8], len(est)))
+    for i, (n, cut, comps) in enumerate(log[:len(est)]):
+        used, own, curve = comps.get(0, (None, None, []))
+        if used != est[i].get(0):
+            errors.append("frame %d: luma's estimate %s, exported %s" % (n, used, est[i].get(0)))
+        if curves is not None and (
+                [x for x, _ in curve] != [x for x, _ in curves[i]] or
+                any(abs(a - b) > 0.0051 for (_, a), (_, b) in zip(curve, curves[i]))):
+            errors.append("frame %d: curve %s, exported %s" % (n, curve[:4], curves[i][:4]))
+    if cuts is not None:
+        got = [n for n, cut, _ in log if cut]
+        if got != cuts:
+            errors.append("scene cuts on frames %s, expected %s" % (got, cuts))
+        for c in cuts:
+            if c + 1 < len(log) and c in got:
+                at, after = log[c][2][0], log[c + 1][2][0]
+                if at[0] != at[1] or after[0] == after[1]:
+                    errors.append("the average not restarted at the cut (%s) or not going on "
+                                  "after it (%s)" % (at[:2], after[:2]))
+    failures += ["verbose log, %s: %s" % (what, e) for e in errors[:3]]
+    return "%s, the verbose log: %d frame lines, %s" % (
+        what, len(log), "each as the metadata" if not errors else "; ".join(errors[:3]))
 
 
 def part_video(args, ff, run, data, lines, failures):
@@ -535,8 +614,11 @@ def part_video(args, ff, run, data, lines, failures):
     other = pan_frames(ff, data, "coffee", size, FPS)
     noisy = (noisy_frames(args, cam[:cut], size, "cut-a", 25000, 10) +
              noisy_frames(args, other, size, "cut-b", 25500, 30))
-    _, est = run.run(b"".join(noisy), "gray", size, size, "nlmeans_gpu", "sigma=auto:" + CHEAP)
+    _, est = run.run(b"".join(noisy), "gray", size, size, "nlmeans_gpu", "sigma=auto:" + CHEAP,
+                     verbose=True)
     v = [e[0] for e in est]
+    lines.append("- " + check_log(run.log, est, None, [cut], "nlmeans_gpu=sigma=auto, the cut",
+                                  failures))
     lines.append("- cut from camera at sigma 10 to coffee at sigma 30 at frame %d: estimates of "
                  "frames %d to %d: %s" % (cut, cut - 2, cut + 2,
                                           ", ".join("%.2f" % x for x in v[cut - 2:cut + 3])))
