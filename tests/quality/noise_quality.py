@@ -86,32 +86,26 @@ FPS = 25
 CHEAP = "p=1:r=1:n=1:step=1"     # nlmeans_gpu doing almost nothing, to read estimates
 
 
-def parse_metadata(path, key):
-    """Per frame, in order, {component: value} of the metadata key
-    prefix 'key' (lavfi.<filter>.sigma) printed by the metadata filter."""
-    frames = []
+def parse_metadata(path, filt):
+    """Per frame, in order, of the metadata printed by the metadata filter:
+    {component: value} of lavfi.<filt>.sigma.<component>, and [(intensity,
+    value)] of component 0's curve, lavfi.<filt>.curve.0.<intensity>."""
+    sigma = re.compile(re.escape("lavfi.%s.sigma." % filt) + r"(\d+)=([-0-9.]+)$")
+    curve = re.compile(re.escape("lavfi.%s.curve.0." % filt) + r"(\d+)=([-0-9.]+)$")
+    sigmas, curves = [], []
     with open(path) as f:
         for line in f:
             if line.startswith("frame:"):
-                frames.append({})
-            m = re.match(re.escape(key) + r"\.(\d+)=([-0-9.]+)$", line.strip())
-            if m and frames:
-                frames[-1][int(m.group(1))] = float(m.group(2))
-    return frames
-
-
-def parse_curves(path, key):
-    """Per frame, in order, [(intensity, value)] of component 0's curve,
-    metadata keys 'key'.0.<intensity> (lavfi.<filter>.curve)."""
-    frames = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("frame:"):
-                frames.append([])
-            m = re.match(re.escape(key) + r"\.0\.(\d+)=([-0-9.]+)$", line.strip())
-            if m and frames:
-                frames[-1].append((float(m.group(1)), float(m.group(2))))
-    return frames
+                sigmas.append({})
+                curves.append([])
+            elif sigmas:
+                m = sigma.match(line.strip())
+                if m:
+                    sigmas[-1][int(m.group(1))] = float(m.group(2))
+                m = curve.match(line.strip())
+                if m:
+                    curves[-1].append((float(m.group(1)), float(m.group(2))))
+    return sigmas, curves
 
 
 LOG_FRAME = re.compile(r"\] Frame (\d+)(, scene cut)?, noise sigma of component(.*)$")
@@ -165,8 +159,8 @@ class Runner:
             out, self.log = p.out, parse_log(p.err)
         else:
             out = self.ff.filter_raw(frames, pix_fmt, width, height, chain, opencl=True)
-        self.curves = parse_curves(self.meta, "lavfi.%s.curve" % filt)
-        return out, parse_metadata(self.meta, "lavfi.%s.sigma" % filt)
+        est, self.curves = parse_metadata(self.meta, filt)
+        return out, est
 
 
 # awgn(tools, src, dst, sigma, seed[, gain]): dst, made once
