@@ -11,6 +11,8 @@
 #   - nlmeans_gpu's joint colour with pc or rc different from p and r on YUV
 #     frames is color=planes, with a warning;
 #   - profile=1 only logs: the same output (nlmeans_gpu "profile");
+#   - causal=1 searches past frames only, whatever future says: the frames
+#     of future=0 (nlmeans_gpu and vbm3d_gpu "causal");
 #   - the device option: the device the filter creates is the one ffmpeg
 #     would give it (nlmeans_gpu "device").
 # The input: 6 noisy testsrc2 frames of 48x32.
@@ -85,6 +87,13 @@ same "temporal nlmeans_gpu, profile" yuv420p \
 same "bm3d_gpu, profile" yuv420p "bm3d_gpu=sigma=20" "bm3d_gpu=sigma=20:profile=1"
 same "vbm3d_gpu, profile" yuv420p \
     "vbm3d_gpu=sigma=20:past=1:future=1" "vbm3d_gpu=sigma=20:past=1:future=1:profile=1"
+
+same "nlmeans_gpu, causal" yuv420p \
+    "nlmeans_gpu=sigma=20:past=2:future=3:causal=1" "nlmeans_gpu=sigma=20:past=2:future=0" \
+    "nlmeans_gpu=sigma=20:past=2:future=3"
+same "vbm3d_gpu, causal" yuv420p \
+    "vbm3d_gpu=sigma=20:past=2:future=3:causal=1" "vbm3d_gpu=sigma=20:past=2:future=0" \
+    "vbm3d_gpu=sigma=20:past=2:future=3"
 
 # the device option: software frames into a filter that creates its device
 # give the frames of the same filter given that device by ffmpeg

@@ -130,4 +130,27 @@ else
     fi
 fi
 
+# frames too large for the filters' 32-bit sample indices, refused before
+# any buffer is made: at 16000x16000 (the largest square FFmpeg allows
+# below 16384), nlmeans_gpu's joint colour indexes its three channels'
+# rings of 9 frames as one buffer, 6.9 G samples; vbm3d_gpu's default ring
+# of 13 frames is 3.3 G samples, past its limit of 2^31 (its accumulators
+# are pairs of 32-bit words). Only where the device carries images of
+# 16000 samples a side (GPUs; PoCL's largest is 8192).
+image_limit() {
+    clinfo --raw -d "$CLINFO_DEV" 2> /dev/null | awk -v k="$1" '$2 == k { print $NF; exit }'
+}
+max_w=$(image_limit CL_DEVICE_IMAGE2D_MAX_WIDTH)
+max_h=$(image_limit CL_DEVICE_IMAGE2D_MAX_HEIGHT)
+if [ "${max_w:-0}" -lt 16000 ] || [ "${max_h:-0}" -lt 16000 ]; then
+    skip "16000x16000 frames: the device's images are at most ${max_w:-?}x${max_h:-?}"
+else
+    huge() {
+        SOURCE="color=s=16000x16000:r=5" FORMAT=$1 TIMEOUT=300 expect_error "" "$2" \
+            "Frames of 16000x16000 are too large for this window" 1
+    }
+    huge yuv444p "nlmeans_gpu=sigma=10:color=joint:past=4:future=4"
+    huge gray vbm3d_gpu=sigma=10
+fi
+
 summary faults
