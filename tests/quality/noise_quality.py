@@ -530,7 +530,7 @@ def check_log(log, est, curves, cuts, what, failures):
     errors = []
     if [n for n, _, _ in log] != list(range(len(est))):
         errors.append("frame numbers %s for %d frames" % ([n for n, _, _ in log][:8], len(est)))
-    for i, (n, cut, comps) in enumerate(log[:len(est)]):
+    for i, (n, _, comps) in enumerate(log[:len(est)]):
         used, own, curve = comps.get(0, (None, None, []))
         if used != est[i].get(0):
             errors.append("frame %d: luma's estimate %s, exported %s" % (n, used, est[i].get(0)))
