@@ -225,7 +225,7 @@ static int create_buffers(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     return 0;
 }
 
-int ff_denoise_noise_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+av_cold int ff_denoise_noise_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     DenoiseNoise *n = &dn->noise;
     size_t blocks = 0;
@@ -261,7 +261,7 @@ int ff_denoise_noise_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     return create_buffers(avctx, dn, blocks);
 }
 
-void ff_denoise_noise_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+av_cold void ff_denoise_noise_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     DenoiseNoise *n = &dn->noise;
     cl_int cle;

@@ -127,7 +127,7 @@ void ff_denoise_opencl_pad_components(DenoiseLayout *layout, int min_size)
     }
 }
 
-int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+av_cold int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     if (dn->sigma < 0 && dn->sigma != DENOISE_SIGMA_AUTO && dn->sigma != DENOISE_SIGMA_CURVE) {
         av_log(avctx, AV_LOG_ERROR, "sigma must be from 0 to 255, auto (-1) or "
@@ -451,9 +451,9 @@ static int create_shared_kernels(AVFilterContext *avctx,
     return 0;
 }
 
-int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                           const char *defines, const char **sources,
-                           int nb_sources)
+av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                                   const char *defines, const char **sources,
+                                   int nb_sources)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     static const char search_defines[] =
@@ -569,7 +569,7 @@ static void log_average_stage_times(AVFilterContext *avctx,
                    dn->stage_total_ms[s] / dn->nb_frames_profiled);
 }
 
-void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+av_cold void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     cl_int cle;
 
@@ -1051,10 +1051,10 @@ static int band_rows(AVFilterContext *avctx, const DenoiseOpenCLContext *dn,
     return FFMIN(rows, ds->ny);
 }
 
-void ff_denoise_opencl_search_init(AVFilterContext *avctx,
-                                   DenoiseOpenCLContext *dn, DenoiseSearch *ds,
-                                   int width, int height, int patch, int step,
-                                   int radius, size_t ref_bytes)
+av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
+                                           DenoiseOpenCLContext *dn, DenoiseSearch *ds,
+                                           int width, int height, int patch, int step,
+                                           int radius, size_t ref_bytes)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     const size_t tile = DENOISE_SEARCH_TILE;

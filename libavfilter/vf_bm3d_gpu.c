@@ -577,7 +577,7 @@ static int setup_components(AVFilterContext *avctx, int ring)
     return 0;
 }
 
-static int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
+static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
 {
     BM3DGPUContext *s = avctx->priv;
     int width = s->dn.width, height = s->dn.height;

@@ -335,7 +335,7 @@ static int check_chroma_step(AVFilterContext *avctx)
     return 0;
 }
 
-static int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
+static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
 {
     NLMeansGPUContext *s = avctx->priv;
     int width = s->dn.width, height = s->dn.height;
