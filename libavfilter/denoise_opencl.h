@@ -44,9 +44,11 @@
 #define DENOISE_SEARCH_ROWS_MAX_PATCH 8 ///< patch_search_rows's largest patch
 #define DENOISE_SEARCH_ROWS_UNROLL 8    ///< its most offsets per pass (4: 20 % slower on the H100)
 #define DENOISE_SEARCH_EDGE_LANES  32   ///< work-items per patch of patch_search_edge
-/** Rows of a plane per work-item of denoise_load_plane and denoise_store_plane
+/**
+ * Rows of a plane per work-item of denoise_load_plane and denoise_store_plane
  * (on the H100, a 1080p plane loads in 11 instead of 17 us with 4: fewer,
- * longer work-groups) */
+ * longer work-groups).
+ */
 #define DENOISE_IO_ROWS            4
 
 /**
@@ -645,9 +647,11 @@ void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    int width, int height, int patch, int step,
                                    int radius, size_t ref_bytes);
 
-/** The rows of work-items of a kernel that takes DENOISE_IO_ROWS of 'rows'
+/**
+ * The rows of work-items of a kernel that takes DENOISE_IO_ROWS of 'rows'
  * rows a work-item (denoise_load_plane, denoise_store_plane,
- * nlmeans_patch_sums). */
+ * nlmeans_patch_sums).
+ */
 static inline int ff_denoise_opencl_io_rows(int rows)
 {
     return (rows + DENOISE_IO_ROWS - 1) / DENOISE_IO_ROWS;
