@@ -32,6 +32,13 @@ with a time limit. A case passes when
     device limit). Any other error of the filter ("Failed to enqueue
     kernel", "Kernel failed", ...) fails the case.
 
+Where the device carries two-channel images (GPUs), every third random
+case (K divisible by 3) that passes on yuv420p, yuv422p or yuv444p frames
+runs again through the semi-planar format of the same subsampling (nv12,
+nv16, nv24: format=nv12 before hwupload, then back to planar after
+hwdownload, both exact) and must give the same bytes; the draw itself does
+not change, so case K of seed S stays the same everywhere.
+
 A timeout, a signal, an assertion, a wrong frame count, an accepted value
 out of range or a refusal without a message fails the test; each failure
 prints the command that reproduces it.
@@ -187,6 +194,23 @@ class Layout:
     def fits(self, w, h):
         """Whether OpenCL frames of this size exist (chroma exact)."""
         return w % (1 << self.log2w) == 0 and h % (1 << self.log2h) == 0
+
+
+# the semi-planar format of each planar 8-bit one (the same samples,
+# chroma interleaved): the variants of the cases on a device that carries them
+SEMI_PLANAR = {"yuv420p": "nv12", "yuv422p": "nv16", "yuv444p": "nv24"}
+
+
+def semi_planar_usable(ffmpeg, dev, filters):
+    """Whether the filters list nv12, nv16 and nv24 and the device uploads
+    and downloads nv12 frames (two-channel images: GPUs, not PoCL)."""
+    lists = [supported_formats(ffmpeg, dev, f) for f in filters]
+    if not all(f in l for f in SEMI_PLANAR.values() for l in lists):
+        return False
+    p = tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
+               ["-f", "lavfi", "-i", "color=s=16x16,format=nv12", "-frames:v", "1",
+                "-vf", "hwupload,hwdownload,format=nv12", "-f", "null", "-"], 60)
+    return p.rc == 0
 
 
 def usable_formats(ffmpeg, dev, filters):
@@ -500,11 +524,16 @@ def filter_args(c):
     return c.filter + ("=" + ":".join(args) if args else "")
 
 
-def commands(ffmpeg, dev, c):
+def commands(ffmpeg, dev, c, semi=None):
+    """The commands of the input alone and of the case; with 'semi', the
+    case's frames through that semi-planar format, back to c.fmt after."""
     base = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"]
     ref = base + ["-f", "lavfi", "-i", source(c), "-f", "rawvideo", "-"]
+    upload = "format=%s,hwupload" % semi if semi else "hwupload"
+    download = "hwdownload,format=%s%s" % (semi, ",format=" + c.fmt) if semi else \
+               "hwdownload,format=" + c.fmt
     run = base + dev + ["-f", "lavfi", "-i", source(c), "-vf",
-                        "%shwupload,%s,hwdownload,format=%s" % (sendcmd(c), filter_args(c), c.fmt),
+                        "%s%s,%s,%s" % (sendcmd(c), upload, filter_args(c), download),
                         "-f", "rawvideo", "-"]
     return ref, run
 
@@ -708,6 +737,10 @@ def main():
     except ValueError as e:
         log("FAIL %s" % e)
         return 1
+    semi_planar = semi_planar_usable(args.ffmpeg, dev, FILTERS)
+    log("semi-planar variants (every third case on %s): %s" % (
+        ", ".join(sorted(SEMI_PLANAR)), "yes" if semi_planar else
+        "no (the device does not carry two-channel images)"))
 
     regressions = [] if args.first else ["r%d" % i for i in range(len(REGRESSIONS))]
     ks = args.case or regressions + list(range(args.first, args.first + args.cases))
@@ -715,6 +748,7 @@ def main():
     kinds = {}
     failures = []
     times = []
+    semi_checked = []
 
     def run_case(k):
         """(case, layout, outcome, detail, command, result) or an error."""
@@ -733,6 +767,16 @@ def main():
                     % r.err.strip()[-300:], ref_cmd, r)
         p = tl.run(cmd, args.timeout)
         outcome, detail = classify(c, lay, p, p.out, r.out)
+        semi = SEMI_PLANAR.get(c.fmt) if semi_planar and not str(k).startswith("r") else None
+        if outcome == "ok" and p.rc == 0 and semi and int(k) % 3 == 0:
+            cmd2 = commands(args.ffmpeg, dev, c, semi)[1]
+            p2 = tl.run(cmd2, args.timeout)
+            if p2.rc != 0 or p2.out != p.out:
+                outcome, cmd, p = "FAIL", cmd2, p2
+                detail = ("as %s: %s" % (semi, "exit %d" % p2.rc if p2.rc else
+                                         "other bytes than %s" % c.fmt))
+            else:
+                detail = "as %s too, the same bytes" % semi
         # the frames are checked: keep only what the summary needs
         p.out = b""
         return (c, lay, outcome, detail, cmd, p)
@@ -744,9 +788,12 @@ def main():
         if outcome in ("refused", "rejected-option", "refused-upload"):
             key = (c.filter, outcome, normalise(detail))
             kinds[key] = kinds.get(key, 0) + 1
+        if outcome == "ok" and detail:
+            semi_checked.append(k)
         line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
                                         describe(c), p.time,
-                                        ": %s %s" % (outcome, detail) if outcome != "ok" else "")
+                                        ": %s %s" % (outcome, detail) if outcome != "ok" else
+                                        ": " + detail if detail else "")
         if outcome == "FAIL":
             failures.append((c, detail, cmd, p.err))
             log(line)
@@ -764,10 +811,10 @@ def main():
                 failures.append(k)
                 continue
             record(k, res)
-    return summarise(args, ks, t_start, counts, kinds, failures, times)
+    return summarise(args, ks, t_start, counts, kinds, failures, times, semi_checked)
 
 
-def summarise(args, ks, t_start, counts, kinds, failures, times):
+def summarise(args, ks, t_start, counts, kinds, failures, times, semi_checked):
     elapsed = time.time() - t_start
     log("")
     log("summary, seed %s, %d cases in %.0f s:" % (args.seed, len(ks), elapsed))
@@ -776,6 +823,9 @@ def summarise(args, ks, t_start, counts, kinds, failures, times):
         n = sum(counts[f].values())
         log("  %-12s %3d cases: %s" % (f, n, ", ".join(
             "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
+    if semi_checked:
+        log("  semi-planar variants: %d cases gave the bytes of their planar format"
+            % len(semi_checked))
     log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
     log("  refusals (filter, kind, message):")
     for (f, o, msg), n in sorted(kinds.items()):
