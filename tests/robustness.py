@@ -201,11 +201,11 @@ class Layout:
 SEMI_PLANAR = {"yuv420p": "nv12", "yuv422p": "nv16", "yuv444p": "nv24"}
 
 
-def semi_planar_usable(ffmpeg, dev, filters):
-    """Whether the filters list nv12, nv16 and nv24 and the device uploads
-    and downloads nv12 frames (two-channel images: GPUs, not PoCL)."""
-    lists = [supported_formats(ffmpeg, dev, f) for f in filters]
-    if not all(f in l for f in SEMI_PLANAR.values() for l in lists):
+def semi_planar_usable(ffmpeg, dev, semi):
+    """Whether nv12, nv16 and nv24 are among 'semi' (the two-channel formats
+    every filter lists) and the device uploads and downloads nv12 frames
+    (two-channel images: GPUs, not PoCL)."""
+    if not all(f in semi for f in SEMI_PLANAR.values()):
         return False
     p = tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
                ["-f", "lavfi", "-i", "color=s=16x16,format=nv12", "-frames:v", "1",
@@ -214,7 +214,8 @@ def semi_planar_usable(ffmpeg, dev, filters):
 
 
 def usable_formats(ffmpeg, dev, filters):
-    """The formats every filter lists, without the two-channel ones."""
+    """The layouts of the formats every filter lists, without the
+    two-channel ones, and the names of those."""
     lists = [supported_formats(ffmpeg, dev, f) for f in filters]
     common = [f for f in lists[0] if all(f in l for l in lists[1:])]
     for f, l in zip(filters, lists):
@@ -224,7 +225,7 @@ def usable_formats(ffmpeg, dev, filters):
     fmts = [f for f in common if f not in semi]
     log("formats: %s" % ", ".join(fmts))
     log("left out (two-channel, PoCL cannot download them): %s" % ", ".join(semi))
-    return {f: Layout(f) for f in fmts}
+    return {f: Layout(f) for f in fmts}, semi
 
 
 # ---------------------------------------------------------------------------
@@ -733,11 +734,11 @@ def main():
     for f in FILTERS:
         log("%s options: %s" % (f, " ".join(o.name for o in options[f])))
     try:
-        formats = usable_formats(args.ffmpeg, dev, FILTERS)
+        formats, semi_formats = usable_formats(args.ffmpeg, dev, FILTERS)
     except ValueError as e:
         log("FAIL %s" % e)
         return 1
-    semi_planar = semi_planar_usable(args.ffmpeg, dev, FILTERS)
+    semi_planar = semi_planar_usable(args.ffmpeg, dev, semi_formats)
     log("semi-planar variants (every third case on %s): %s" % (
         ", ".join(sorted(SEMI_PLANAR)), "yes" if semi_planar else
         "no (the device does not carry two-channel images)"))
