@@ -107,10 +107,12 @@ done
 # without a frame on 2 cores), so there the case is skipped.
 BIG_BUFFER=4831838208
 CLINFO_DEV=$(echo "${OPENCL_DEVICE:-0.0}" | tr . :)
-max_alloc=$(clinfo --raw -d "$CLINFO_DEV" 2> /dev/null |
-            awk '/CL_DEVICE_MAX_MEM_ALLOC_SIZE/ { print $NF; exit }')
-dev_type=$(clinfo --raw -d "$CLINFO_DEV" 2> /dev/null |
-           awk '$2 == "CL_DEVICE_TYPE" { print $NF; exit }')
+# device_info KEY: the value clinfo gives the device for KEY
+device_info() {
+    clinfo --raw -d "$CLINFO_DEV" 2> /dev/null | awk -v k="$1" '$2 == k { print $NF; exit }'
+}
+max_alloc=$(device_info CL_DEVICE_MAX_MEM_ALLOC_SIZE)
+dev_type=$(device_info CL_DEVICE_TYPE)
 # big COMMAND ARGS...: run or expect_error on 8192x8192 gray frames
 big() {
     SOURCE="color=s=8192x8192:r=5" FORMAT=gray TIMEOUT=300 "$@"
@@ -137,11 +139,8 @@ fi
 # of 13 frames is 3.3 G samples, past its limit of 2^31 (its accumulators
 # are pairs of 32-bit words). Only where the device carries images of
 # 16000 samples a side (GPUs; PoCL's largest is 8192).
-image_limit() {
-    clinfo --raw -d "$CLINFO_DEV" 2> /dev/null | awk -v k="$1" '$2 == k { print $NF; exit }'
-}
-max_w=$(image_limit CL_DEVICE_IMAGE2D_MAX_WIDTH)
-max_h=$(image_limit CL_DEVICE_IMAGE2D_MAX_HEIGHT)
+max_w=$(device_info CL_DEVICE_IMAGE2D_MAX_WIDTH)
+max_h=$(device_info CL_DEVICE_IMAGE2D_MAX_HEIGHT)
 if [ "${max_w:-0}" -lt 16000 ] || [ "${max_h:-0}" -lt 16000 ]; then
     skip "16000x16000 frames: the device's images are at most ${max_w:-?}x${max_h:-?}"
 else
