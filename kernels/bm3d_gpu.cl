@@ -222,9 +222,10 @@ static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
 static void bm3d_load_columns(__constant uint *m, const int kind,
                               __global const DENOISE_RING_T *plane,
                               __global const DENOISE_RING_T *plane2,
-                              const int two, __global const uint *positions,
-                              int r, int n, int width, int lid,
-                              __local float *stack, __local float *stack2)
+                              const int two, uint stride, int channel,
+                              __global const uint *positions, int r, int n,
+                              int width, int lid, __local float *stack,
+                              __local float *stack2)
 {
     for (int l = lid; l < n * K; l += KK) {
         int z = l / K, c = l % K;
@@ -233,9 +234,10 @@ static void bm3d_load_columns(__constant uint *m, const int kind,
 
 #pragma unroll
         for (int i = 0; i < K; i++) {
-            s[i] = convert_float(plane[p + i * width]);
+            s[i] = denoise_ring_read(plane, p + i * width, stride, channel);
             if (two)
-                s2[i] = convert_float(plane2[p + i * width]);
+                s2[i] = denoise_ring_read(plane2, p + i * width, stride,
+                                          channel);
         }
         bm3d_line_apply(m, kind, s, y);
 #pragma unroll
@@ -274,7 +276,7 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  */
 static void bm3d_transform_forward(__global const DENOISE_RING_T *plane,
                                    __global const DENOISE_RING_T *plane2,
-                                   const int two,
+                                   const int two, uint stride, int channel,
                                    __global const uint *positions, int r,
                                    int n, int width, __constant uint *fwd,
                                    const int dct, int lid,
@@ -283,8 +285,8 @@ static void bm3d_transform_forward(__global const DENOISE_RING_T *plane,
 {
     const int kind = dct ? BM3D_PASS_DCT : BM3D_PASS_MATRIX;
 
-    bm3d_load_columns(fwd, kind, plane, plane2, two, positions, r, n, width,
-                      lid, stack, stack2);
+    bm3d_load_columns(fwd, kind, plane, plane2, two, stride, channel,
+                      positions, r, n, width, lid, stack, stack2);
     bm3d_row_pass(fwd, stack, n, kind, lid);
     if (two)
         bm3d_row_pass(fwd, stack2, n, kind, lid);
@@ -519,6 +521,9 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
  * the oracle. 'noisy' and 'basic' are rings of 'ring' planes of plane_size
  * samples, and positions index them; the reference frame is in ref_slot.
+ * Their samples are read as denoise_ring_read() reads them: with
+ * DENOISE_RING_RGB, opponent channel 'channel' of three rings of RGB bytes
+ * 'stride' samples apart.
  * Every patch of the group lying in the nb_aggregated frames from the
  * reference one on is added at its position to num, and its weight at its
  * top-left sample to weights: rings of acc_ring planes where the reference
@@ -547,6 +552,8 @@ static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
                               int nb_aggregated,
                               int acc_ref,
                               int acc_ring,
+                              uint stride,
+                              int channel,
                               __local float *stack,
                               __local float *partial,
                               __local int *corner)
@@ -562,20 +569,21 @@ static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
     const int dct = wiener || BM3D_DCT1;
 
     if (wiener && BM3D_LOAD_BOTH) {
-        bm3d_transform_forward(noisy, basic, 1, positions, r, n, width, fwd,
-                               dct, lid, stack, stack + NB * PATCH_PITCH, x,
-                               oracle);
+        bm3d_transform_forward(noisy, basic, 1, stride, channel, positions, r,
+                               n, width, fwd, dct, lid, stack,
+                               stack + NB * PATCH_PITCH, x, oracle);
     } else if (wiener) {
         /* the oracle first, through the same stack */
-        bm3d_transform_forward(basic, NULL, 0, positions, r, n, width, fwd,
-                               dct, lid, stack, NULL, oracle, NULL);
+        bm3d_transform_forward(basic, NULL, 0, stride, channel, positions, r,
+                               n, width, fwd, dct, lid, stack, NULL, oracle,
+                               NULL);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (wiener)
         bm3d_group_forward(oracle, n);
     if (!(wiener && BM3D_LOAD_BOTH))
-        bm3d_transform_forward(noisy, NULL, 0, positions, r, n, width, fwd,
-                               dct, lid, stack, NULL, x, NULL);
+        bm3d_transform_forward(noisy, NULL, 0, stride, channel, positions, r,
+                               n, width, fwd, dct, lid, stack, NULL, x, NULL);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -626,7 +634,8 @@ void name(__global const DENOISE_RING_T *noisy,                                \
           __global const float *distances, int group, float tau, float sigma,  \
           float threshold, __constant float *kaiser, __global long *num,       \
           __global long *weights, uint plane_size, int ring, int ref_slot,     \
-          int nb_aggregated, int acc_ref, int acc_ring)                        \
+          int nb_aggregated, int acc_ref, int acc_ring, uint stride,           \
+          int channel)                                                         \
 {                                                                              \
     __local float stack[(1 + (wiener && BM3D_LOAD_BOTH)) * NB * PATCH_PITCH];  \
     __local float partial[KK];                                                 \
@@ -635,7 +644,7 @@ void name(__global const DENOISE_RING_T *noisy,                                \
     bm3d_filter_group(noisy, basic, width, nx, positions, distances, group,    \
                       tau, sigma, threshold, wiener, kaiser, num, weights,     \
                       plane_size, ring, ref_slot, nb_aggregated, acc_ref,      \
-                      acc_ring, stack, partial, corner);                       \
+                      acc_ring, stride, channel, stack, partial, corner);      \
 }
 
 /* The global size is exactly (nx * 64, ny): one work-group per group. */
@@ -747,3 +756,28 @@ BM3D_NORMALISE_KERNEL(bm3d_normalise, float,
                       to_integers ? bm3d_to_integer(v[j]) : v[j])
 BM3D_NORMALISE_KERNEL(bm3d_normalise_u8, uchar,
                       (uchar)bm3d_to_integer(v[j]))
+
+/*
+ * The basic estimate of an RGB frame filtered in opponent channels, its
+ * normalised planes l, u, v, into the R, G and B rings of bytes whose slot
+ * starts 'offset' samples into 'ring', the rings 'stride' samples apart:
+ * back to RGB, then rounded as bm3d_normalise_u8 rounds.
+ */
+__kernel void bm3d_basic_rgb_u8(__global const float *l,
+                                __global const float *u,
+                                __global const float *v, __global uchar *ring,
+                                int width, int height, uint offset,
+                                uint stride)
+{
+    int x = get_global_id(0);
+    int y = get_global_id(1);
+    uint i = y * width + x, o = offset + i;
+    float3 rgb;
+
+    if (x >= width || y >= height)
+        return;
+    rgb = denoise_opponent_to_rgb(l[i], u[i], v[i]);
+    ring[o]              = (uchar)bm3d_to_integer(rgb.x);
+    ring[o + stride]     = (uchar)bm3d_to_integer(rgb.y);
+    ring[o + 2 * stride] = (uchar)bm3d_to_integer(rgb.z);
+}

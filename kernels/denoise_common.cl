@@ -36,6 +36,12 @@
 #ifndef DENOISE_RING_T
 #define DENOISE_RING_T float
 #endif
+/* 1 where the rings hold the R, G and B bytes of frames whose opponent
+ * channels are filtered (vbm3d_gpu, RGB grouped jointly): see
+ * denoise_ring_read(). */
+#ifndef DENOISE_RING_RGB
+#define DENOISE_RING_RGB 0
+#endif
 
 __constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |
                                        CLK_ADDRESS_CLAMP_TO_EDGE   |
@@ -161,13 +167,47 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
 }
 
 /*
- * RGB to opponent channels Y, U, V, in place: Y = (R + G + B) / 3,
- * U = (R - B) / 2, V = (R + B - 2 G) / 4 (doc/bm3d_gpu-algorithm.md). The
- * rows are orthogonal, so independent noise of variance sigma^2 in R, G
- * and B becomes independent noise of variances sigma^2 / 3, sigma^2 / 2
- * and 3 sigma^2 / 8. The planes start 'offset' samples into p0, p1, p2
- * (a slot of rings of planes).
+ * RGB to opponent channels Y, U, V: Y = (R + G + B) / 3, U = (R - B) / 2,
+ * V = (R + B - 2 G) / 4 (doc/bm3d_gpu-algorithm.md). The rows are
+ * orthogonal, so independent noise of variance sigma^2 in R, G and B
+ * becomes independent noise of variances sigma^2 / 3, sigma^2 / 2 and
+ * 3 sigma^2 / 8. Channel c of them.
  */
+static float denoise_opponent_channel(float r, float g, float b, int c)
+{
+    return c == 0 ? ((r + g) + b) * (1.0f / 3.0f) :
+           c == 1 ? (r - b) * 0.5f : ((r + b) - 2.0f * g) * 0.25f;
+}
+
+/* Opponent channels back to R, G, B. */
+static float3 denoise_opponent_to_rgb(float l, float u, float v)
+{
+    float base = l + v * (2.0f / 3.0f);
+
+    return (float3)(base + u, l - v * (4.0f / 3.0f), base - u);
+}
+
+/*
+ * Sample i of a ring of DENOISE_RING_T as a float. With DENOISE_RING_RGB
+ * the ring is the first of three, of R, G and B, 'stride' samples apart
+ * (one buffer), and the sample is their opponent channel c, the value
+ * denoise_opponent_forward() would have stored; otherwise stride and c are
+ * not used.
+ */
+static float denoise_ring_read(__global const DENOISE_RING_T *ring, uint i,
+                               uint stride, int c)
+{
+#if DENOISE_RING_RGB
+    return denoise_opponent_channel(convert_float(ring[i]),
+                                    convert_float(ring[i + stride]),
+                                    convert_float(ring[i + 2 * stride]), c);
+#else
+    return convert_float(ring[i]);
+#endif
+}
+
+/* The planes, RGB, to opponent channels in place. The planes start
+ * 'offset' samples into p0, p1, p2 (a slot of rings of planes). */
 __kernel void denoise_opponent_forward(__global float *p0,
                                        __global float *p1,
                                        __global float *p2,
@@ -185,9 +225,9 @@ __kernel void denoise_opponent_forward(__global float *p0,
     r = p0[i];
     g = p1[i];
     b = p2[i];
-    p0[i] = ((r + g) + b) * (1.0f / 3.0f);
-    p1[i] = (r - b) * 0.5f;
-    p2[i] = ((r + b) - 2.0f * g) * 0.25f;
+    p0[i] = denoise_opponent_channel(r, g, b, 0);
+    p1[i] = denoise_opponent_channel(r, g, b, 1);
+    p2[i] = denoise_opponent_channel(r, g, b, 2);
 }
 
 /* Opponent channels back to RGB, in place. */
@@ -201,15 +241,12 @@ __kernel void denoise_opponent_inverse(__global float *p0,
     int x = get_global_id(0);
     int y = get_global_id(1);
     uint i = offset + y * width + x;
-    float l, u, v, base;
+    float3 rgb;
 
     if (x >= width || y >= height)
         return;
-    l = p0[i];
-    u = p1[i];
-    v = p2[i];
-    base  = l + v * (2.0f / 3.0f);
-    p0[i] = base + u;
-    p1[i] = l - v * (4.0f / 3.0f);
-    p2[i] = base - u;
+    rgb   = denoise_opponent_to_rgb(p0[i], p1[i], p2[i]);
+    p0[i] = rgb.x;
+    p1[i] = rgb.y;
+    p2[i] = rgb.z;
 }

@@ -33,7 +33,8 @@
  * the windows in the reference frame and in the other frames that are
  * scanned a row of candidates at a time (0 to VBM3D_RMAX). 'frames' is a
  * ring of 'ring' planes. Like patch_search, a launch covers the grid rows
- * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx.
+ * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx. Samples are
+ * read by denoise_ring_read(), channel 0 ('stride': see there).
  */
 
 #define Q VBM3D_Q
@@ -75,7 +76,7 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
  * stops once 'limit' is reached. */
 static float vbm3d_distance(const float *ref,
                             __global const DENOISE_RING_T *b,
-                            int width, float limit)
+                            int width, uint stride, float limit)
 {
     float ssd = 0.0f;
 
@@ -83,7 +84,8 @@ static float vbm3d_distance(const float *ref,
         float row = 0.0f;
 #pragma unroll
         for (int i = 0; i < K; i++) {
-            float d = ref[j * K + i] - b[j * width + i];
+            float d = ref[j * K + i] -
+                      denoise_ring_read(b, j * width + i, stride, 0);
             row = fma(d, d, row);
         }
         ssd += row;
@@ -100,8 +102,8 @@ static float vbm3d_distance(const float *ref,
  * change which candidates enter).
  */
 static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
-                              const float *ref, int width, int height,
-                              int slot, int cx, int cy, int radius,
+                              uint stride, const float *ref, int width,
+                              int height, int slot, int cx, int cy, int radius,
                               const int rmax, uint exclude, int dedupe,
                               float *dist, uint *pos)
 {
@@ -114,7 +116,8 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
         for (int y = ys; y <= ye; y++) {
             for (int x = xs; x <= xe; x++) {
                 uint p = slot * plane_size + y * width + x;
-                float d = vbm3d_distance(ref, frames + p, width, dist[Q - 1]);
+                float d = vbm3d_distance(ref, frames + p, width, stride,
+                                         dist[Q - 1]);
 
                 vbm3d_offer(dist, pos, d, p, exclude, dedupe);
             }
@@ -135,7 +138,8 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
 
 #pragma unroll
             for (int i = 0; i < 2 * rmax + K; i++)
-                row[i] = line[clamp(cx - rmax + i, 0, width - 1)];
+                row[i] = denoise_ring_read(line, clamp(cx - rmax + i, 0, width - 1),
+                                           stride, 0);
 #pragma unroll
             for (int c = 0; c < 2 * rmax + 1; c++) {
                 float sum = 0.0f;
@@ -161,7 +165,7 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
 static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
-                               const float *ref,
+                               uint stride, const float *ref,
                                int width, int height, int slot, int radius,
                                const float *cdist, const uint *cpos,
                                float *dist, uint *pos)
@@ -181,16 +185,16 @@ static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
         uint centre = cpos[c] % plane_size;
 
         if (cdist[c] != INFINITY)
-            vbm3d_scan_window(frames, ref, width, height, slot, centre % width,
-                              centre / width, radius, VBM3D_R2MAX, UINT_MAX, 1,
-                              dist, pos);
+            vbm3d_scan_window(frames, stride, ref, width, height, slot,
+                              centre % width, centre / width, radius,
+                              VBM3D_R2MAX, UINT_MAX, 1, dist, pos);
     }
 }
 
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
 static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
-                                   const float *ref, int width,
+                                   uint stride, const float *ref, int width,
                                    int height, int ring, int ref_slot, int dir,
                                    int nb_frames, int radius,
                                    const float *ref_dist, const uint *ref_pos,
@@ -207,8 +211,8 @@ static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
     for (int d = 1; d <= nb_frames; d++) {
         int slot = ((ref_slot + dir * d) % ring + ring) % ring;
 
-        vbm3d_search_frame(frames, ref, width, height, slot, radius, cdist,
-                           cpos, dist, pos);
+        vbm3d_search_frame(frames, stride, ref, width, height, slot, radius,
+                           cdist, cpos, dist, pos);
         vbm3d_merge(gdist, gpos, dist, pos, 0);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
@@ -219,6 +223,7 @@ static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
 }
 
 __kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
+                           uint stride,
                            int width,
                            int height,
                            int ring,
@@ -252,7 +257,8 @@ __kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
     for (int j = 0; j < K; j++)
 #pragma unroll
         for (int i = 0; i < K; i++)
-            ref[j * K + i] = frames[ref_pos + j * width + i];
+            ref[j * K + i] = denoise_ring_read(frames, ref_pos + j * width + i,
+                                               stride, 0);
 
     /* the reference frame: the reference patch first, then its window */
 #pragma unroll
@@ -262,16 +268,16 @@ __kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
     }
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
-    vbm3d_scan_window(frames, ref, width, height, ref_slot, x0, y0, radius1,
-                      VBM3D_R1MAX, ref_pos, 0, dist, pos);
+    vbm3d_scan_window(frames, stride, ref, width, height, ref_slot, x0, y0,
+                      radius1, VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
     vbm3d_merge(gdist, gpos, dist, pos, 1);
     /* forward (d = 0), then backward, one copy of the code */
 #pragma unroll 1
     for (int d = 0; d < 2; d++)
-        vbm3d_search_direction(frames, ref, width, height, ring, ref_slot,
-                               d ? -1 : 1, d ? nb_past : nb_future, radius2,
-                               dist, pos, gdist, gpos);
+        vbm3d_search_direction(frames, stride, ref, width, height, ring,
+                               ref_slot, d ? -1 : 1, d ? nb_past : nb_future,
+                               radius2, dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }

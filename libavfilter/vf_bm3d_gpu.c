@@ -161,9 +161,12 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_bm3d_filter_wiener;
     cl_kernel kernel_bm3d_normalise;
     cl_kernel kernel_bm3d_normalise_u8; ///< the basic estimate into a ring of bytes
+    cl_kernel kernel_bm3d_basic_rgb_u8; ///< the same, opponent channels to RGB bytes
     cl_kernel kernel_vbm3d_search;  ///< predictive search
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
+    int ring_rgb;                   ///< ... the R, G, B bytes of opponent channels
+    int ring;                       ///< frames in the rings
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
@@ -424,6 +427,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
     av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
+    av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
@@ -448,7 +452,9 @@ static int build_program(AVFilterContext *avctx)
     CL_CREATE_KERNEL(s, bm3d_filter_ht);
     CL_CREATE_KERNEL(s, bm3d_filter_wiener);
     CL_CREATE_KERNEL(s, bm3d_normalise);
-    if (s->ring_bytes)
+    if (s->ring_rgb)
+        CL_CREATE_KERNEL(s, bm3d_basic_rgb_u8);
+    else if (s->ring_bytes)
         CL_CREATE_KERNEL(s, bm3d_normalise_u8);
     if (s->video)
         CL_CREATE_KERNEL(s, vbm3d_search);
@@ -491,6 +497,24 @@ static int group_members(const BM3DGPUContext *s, int c)
 }
 
 /*
+ * A ring of 'ring' frames of component c; with rings of RGB bytes, one
+ * buffer holds the three channels' rings, one after the other, and the
+ * other two components share component 0's.
+ */
+static cl_mem alloc_ring(AVFilterContext *avctx, int c, size_t ring,
+                         cl_mem *rings)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
+    size_t samples = (size_t)comp->width * comp->height;
+
+    if (s->ring_rgb && c)
+        return share_buffer(rings[0]);
+    return ff_denoise_opencl_alloc(avctx, (s->ring_rgb ? 3 : 1) * ring * samples *
+                                   (s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float)));
+}
+
+/*
  * The buffers of component c, with rings of 'ring' frames, and acc_ring
  * planes of accumulators, which the two steps share. With one frame in the
  * ring (bm3d_gpu) the output is written over the frame's noisy samples,
@@ -503,13 +527,12 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs = 0;
     int single = ring == 1;
-    size_t ring_sample = s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
 
     /* a ring of one frame takes the output in its float plane */
     av_assert0(!(single && s->ring_bytes));
     for (int i = 0; i < 2; i++)
         refs = FFMAX(refs, (size_t)s->search[c][i].nx * s->search[c][i].band);
-    s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
+    s->src[c] = alloc_ring(avctx, c, ring, s->src);
     s->dst[c] = single ? share_buffer(s->src[c]) :
                 ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->src[c] || !s->dst[c])
@@ -524,7 +547,7 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     /* with estim=basic no second step reads basic estimates: no ring for
      * them (the first step's kernel gets a null buffer it never reads) */
     if (s->estim != ESTIMATE_BASIC) {
-        s->basic[c] = ff_denoise_opencl_alloc(avctx, ring * samples * ring_sample);
+        s->basic[c] = alloc_ring(avctx, c, ring, s->basic);
         if (!s->basic[c])
             return AVERROR(ENOMEM);
     }
@@ -596,24 +619,28 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * the second step of frame t runs, frames t .. t + 2 future hold sums
      * (the second step's up to t + future, the first step's after) */
     s->acc_ring = s->estim == ESTIMATE_BASIC ? s->future + 1 : 2 * s->future + 1;
-    /* positions index the ring of planes in 32 bits, accumulators in pairs
-     * of 32-bit words */
-    if ((uint64_t)width * height * size->ring > UINT32_MAX / 2) {
-        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
-               width, height, s->video ? " for this window" : "");
-        return AVERROR(EINVAL);
-    }
+    s->ring     = size->ring;
     s->joint = s->color == COLOR_JOINT && ff_denoise_opencl_joint_possible(&s->dn);
     /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
      * its float planes would hold, in a quarter of the memory, and its
      * searches read them faster) and their basic estimates, rounded to
-     * integers, in its basic ring, unless sigma=curve's transform or the
-     * opponent transform makes fractions of them or the ring is one frame,
-     * whose float plane then takes the output */
+     * integers, in its basic ring, unless sigma=curve's transform makes
+     * fractions of them or the ring is one frame, whose float plane then
+     * takes the output. RGB grouped jointly keeps the R, G, B bytes, which
+     * its kernels read as opponent channels, and its basic estimate back in
+     * RGB, rounded. */
     s->ring_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
-                    s->dn.sigma != DENOISE_SIGMA_CURVE &&
-                    !(s->joint && s->dn.layout.is_rgb);
+                    s->dn.sigma != DENOISE_SIGMA_CURVE;
+    s->ring_rgb   = s->ring_bytes && s->joint && s->dn.layout.is_rgb;
     s->dn.load_bytes = s->ring_bytes;
+    /* positions index the ring of planes in 32 bits, accumulators in pairs
+     * of 32-bit words; rings of RGB bytes are read three rings deep */
+    if ((uint64_t)width * height * size->ring > UINT32_MAX / 2 ||
+        (uint64_t)width * height * size->ring * (s->ring_rgb ? 3 : 1) > UINT32_MAX) {
+        av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
+               width, height, s->video ? " for this window" : "");
+        return AVERROR(EINVAL);
+    }
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
 
@@ -671,6 +698,15 @@ static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
     return 0;
 }
 
+/* The distance between the R, G and B rings of component c where the rings
+ * hold RGB bytes (denoise_ring_read()), else 0. */
+static cl_uint ring_stride(const BM3DGPUContext *s, int c)
+{
+    const DenoiseComponent *comp = &s->dn.layout.comp[c];
+
+    return s->ring_rgb ? (cl_uint)s->ring * comp->width * comp->height : 0;
+}
+
 /* Step i's search of the groups of component c on the ring 'guide', in the
  * band of grid rows from gy_first. */
 static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
@@ -682,8 +718,10 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     int nb_future = win->nb_frames - 1 - win->nb_past;
     int radius1 = s->par[i].range / 2, radius2 = s->par[i].prange / 2;
     int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
+    cl_uint stride = ring_stride(s, c);
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(guide), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(guide), DENOISE_ARG(stride), DENOISE_ARG(ds->width),
+        DENOISE_ARG(ds->height),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(win->nb_past), DENOISE_ARG(nb_future),
         DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx), DENOISE_ARG(gy_end),
@@ -732,6 +770,34 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
 }
 
 /*
+ * The basic estimate that step 1 summed in slot 'slot' of the accumulators
+ * of the three opponent channels, into slot dst_slot of the rings of RGB
+ * bytes: normalised into the output planes, free until the second step's
+ * estimate (the previous frame's is written out), then back to RGB.
+ */
+static int normalise_basic_rgb(AVFilterContext *avctx, int slot, int dst_slot)
+{
+    BM3DGPUContext *s = avctx->priv;
+    const DenoiseComponent *comp = &s->dn.layout.comp[0];
+    cl_uint offset = (cl_uint)dst_slot * comp->width * comp->height;
+    cl_uint stride = ring_stride(s, 0);
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(s->dst[0]), DENOISE_ARG(s->dst[1]), DENOISE_ARG(s->dst[2]),
+        DENOISE_ARG(s->basic[0]), DENOISE_ARG(comp->width),
+        DENOISE_ARG(comp->height), DENOISE_ARG(offset), DENOISE_ARG(stride),
+    };
+
+    for (int c = 0; c < 3; c++) {
+        int err = normalise(avctx, c, 0, slot, s->dst[c], 0);
+        if (err < 0)
+            return err;
+    }
+    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_basic_rgb_u8,
+                                 args, FF_ARRAY_ELEMS(args), comp->width,
+                                 comp->height, 0, 0, STAGE_NORMALISE);
+}
+
+/*
  * Step i on component c with the groups of component g in the band of grid
  * rows from gy_first: hard thresholding of its noisy ring, or Wiener
  * filtering with its basic estimates as the oracle, aggregated into step
@@ -754,6 +820,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
     /* the noise of the Wiener step: sigma^2 mu2 */
     float mu2 = s->mu2 >= 0.0f ? s->mu2 : preset_filters[s->preset].mu2;
     float noise = i ? sigma * sqrtf(mu2) : sigma;
+    cl_uint stride = ring_stride(s, c);
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->src[c]), DENOISE_ARG(s->basic[c]),
         DENOISE_ARG(comp->width), DENOISE_ARG(ds->nx),
@@ -764,7 +831,7 @@ static int filter_step(AVFilterContext *avctx, int c, int i, int g,
         DENOISE_ARG(plane_size),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(nb_aggregated), DENOISE_ARG(acc_ref),
-        DENOISE_ARG(s->acc_ring),
+        DENOISE_ARG(s->acc_ring), DENOISE_ARG(stride), DENOISE_ARG(c),
     };
 
     /* one work-group of BLOCK * BLOCK work-items per group */
@@ -827,6 +894,12 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
          * finish_frame() normalises it into the output planes instead) */
         if (i == 0 && s->estim == ESTIMATE_BASIC)
             continue;
+        if (i == 0 && s->ring_rgb) {
+            err = normalise_basic_rgb(avctx, acc_slot(s, t), win.ref_slot);
+            if (err < 0)
+                return err;
+            continue;
+        }
         for (int c = c0; c < c0 + n; c++) {
             err = normalise(avctx, c, i, acc_slot(s, t),
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
@@ -928,16 +1001,18 @@ static int skip_frame(AVFilterContext *avctx, int64_t t, int64_t last)
 }
 
 /* A new frame in its slot: its planes (opponent channels for RGB grouped
- * jointly). */
+ * jointly, unless the rings hold its RGB bytes: channel c's ring is then c
+ * rings into the buffer). */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     BM3DGPUContext *s = avctx->priv;
     int slots[DENOISE_MAX_COMPONENTS];
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++)
-        slots[c] = slot;
+        slots[c] = slot + (s->ring_rgb ? c * s->ring : 0);
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
-                                        s->joint && s->dn.layout.is_rgb);
+                                        s->joint && s->dn.layout.is_rgb &&
+                                        !s->ring_rgb);
 }
 
 static const DenoiseQueueOps bm3d_queue_ops = {
@@ -1004,6 +1079,7 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise_u8);
+    CL_RELEASE_KERNEL(s->kernel_bm3d_basic_rgb_u8);
     CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {

@@ -24,7 +24,9 @@
 #   past frame 2 bytes (noisy and basic rings of bytes), each future frame
 #   36 (two more slots of both rings, two more planes of 64-bit sums in
 #   the ring the two steps share) and 2 more for the two input frames then
-#   waiting for output; with estim=basic 1 and 17 + 1.
+#   waiting for output; with estim=basic 1 and 17 + 1. RGB grouped jointly
+#   (gbrp) keeps its R, G and B bytes in those rings (since 2026-11-27,
+#   opponent channels in floats before): three times gray's per pixel.
 #
 # Environment: FFMPEG, CLTRACE_SO and CLFAULT_SO (the libraries),
 # OPENCL_DEVICE (optional P.D).
@@ -111,14 +113,14 @@ tables() {
     fi
 }
 
-# per_frame NAME FILTER BYTES_PAST BYTES_FUTURE: one more past frame, then
-# one more future frame, takes that many more bytes per sample
+# per_frame NAME FILTER FORMAT BYTES_PAST BYTES_FUTURE: one more past
+# frame, then one more future frame, takes that many more bytes per pixel
 per_frame() {
-    local name=$1 filter=$2 want_past=$3 want_future=$4 base past future
+    local name=$1 filter=$2 fmt=$3 want_past=$4 want_future=$5 base past future
     RUN=$((RUN + 1))
-    if ! base=$(peak gray "$filter:past=1:future=1") || [ -z "$base" ] ||
-       ! past=$(peak gray "$filter:past=2:future=1") || [ -z "$past" ] ||
-       ! future=$(peak gray "$filter:past=1:future=2") || [ -z "$future" ]; then
+    if ! base=$(peak $fmt "$filter:past=1:future=1") || [ -z "$base" ] ||
+       ! past=$(peak $fmt "$filter:past=2:future=1") || [ -z "$past" ] ||
+       ! future=$(peak $fmt "$filter:past=1:future=2") || [ -z "$future" ]; then
         fail "$name: $(tail -n 1 "$TMP/err")"
         return
     fi
@@ -126,9 +128,9 @@ per_frame() {
     future=$((future - base))
     if [ "$past" != $((want_past * SAMPLES)) ] ||
        [ "$future" != $((want_future * SAMPLES)) ]; then
-        fail "$name: a past frame $past bytes, a future frame $future, not $want_past and $want_future x $SAMPLES samples"
+        fail "$name, $fmt: a past frame $past bytes, a future frame $future, not $want_past and $want_future x $SAMPLES pixels"
     else
-        ok "$name: bytes per sample, $want_past for each past frame, $want_future for each future frame"
+        ok "$name, $fmt: bytes per pixel, $want_past for each past frame, $want_future for each future frame"
     fi
 }
 
@@ -169,7 +171,9 @@ auto_bands "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3072x2048 3
 auto_bands "bm3d_gpu fast" "bm3d_gpu=sigma=20" 3072x2048 1
 auto_bands "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 3072x2048 1
 auto_bands "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 4608x2048 1
-per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" 2 38
-per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" 1 18
+per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gray 2 38
+per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gray 1 18
+per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gbrp 6 114
+per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gbrp 3 54
 
 summary memory

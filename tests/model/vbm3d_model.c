@@ -63,6 +63,7 @@ typedef struct Sequence {
     float *const *basic[3];         /* basic[c][f], written by step 1 */
     float *const *dst[3];           /* dst[c][f], the output */
     float sigma[3];                 /* noise of each channel */
+    int is_rgb;                     /* opponent channels of RGB */
 } Sequence;
 
 /* The per-frame tables of the search of one reference patch. */
@@ -333,6 +334,34 @@ static void close_frame(const BM3DTables *tables, const Sequence *seq, int f,
 }
 
 /*
+ * The basic estimate of frame t, out[c][t], rounded to integers within
+ * 0 .. 255, as vbm3d_gpu's rings of bytes hold it: opponent channels of RGB
+ * back to R, G, B first (bm3d_basic_rgb_u8), and from the rounded R, G, B
+ * again (denoise_ring_read()).
+ */
+static void round_basic(const Sequence *seq, float *const *const out[3], int t)
+{
+    const size_t size = (size_t)seq->width * seq->height;
+    size_t p;
+    int c;
+
+    if (!seq->is_rgb) {
+        for (c = 0; c < seq->nb_ch; c++)
+            bm3d_round_to_integers(out[c][t], size);
+        return;
+    }
+    for (p = 0; p < size; p++) {
+        float rgb[3], o[3];
+
+        opponent_inverse(out[0][t][p], out[1][t][p], out[2][t][p], rgb);
+        bm3d_round_to_integers(rgb, 3);
+        opponent_forward(rgb[0], rgb[1], rgb[2], o);
+        for (c = 0; c < 3; c++)
+            out[c][t][p] = o[c];
+    }
+}
+
+/*
  * One step (s = 0: hard thresholding into seq->basic, s = 1: Wiener
  * filtering into seq->dst) over the whole sequence. For each reference
  * frame t in increasing order and each reference patch of its grid (row by
@@ -392,9 +421,7 @@ static void run_step(const BM3DTables *tables, int s, const Sequence *seq,
         /* the groups that reach frame t come from frames t - F .. t */
         close_frame(tables, seq, t, num, weights, out);
         if (s == 0 && par->round_basic)
-            for (c = 0; c < seq->nb_ch; c++)
-                bm3d_round_to_integers(out[c][t], (size_t)seq->width *
-                                                  seq->height);
+            round_basic(seq, out, t);
     }
 
     for (c = 0; c < seq->nb_ch; c++) {
@@ -529,6 +556,7 @@ void vbm3d_model_color(float **const noisy[3], int nb_frames,
     seq.nb_frames = nb_frames;
     seq.width     = width;
     seq.height    = height;
+    seq.is_rgb    = is_rgb;
     for (c = 0; c < 3; c++) {
         bas[c] = alloc_planes(nb_frames, plane_size);
         if (is_rgb) {

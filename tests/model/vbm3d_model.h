@@ -50,7 +50,8 @@ typedef struct VBM3DModelParams {
                            0 Walsh-Hadamard, 1 Haar */
     int   round_basic;  /* 1: each basic estimate rounded to integers
                            within 0 .. 255 as it is completed (vbm3d_gpu's
-                           rings of bytes), 0: kept in float */
+                           rings of bytes; opponent channels of RGB: their
+                           R, G, B), 0: kept in float */
 } VBM3DModelParams;
 
 /* Largest P and F accepted. */

@@ -68,10 +68,11 @@ static void usage(void)
         "  -kaiser B           Kaiser window parameter                (2.0)\n"
         "  -transform T        2-D transform of step 1: dct or bior   (dct)\n"
         "  -transform1d T      along groups: hadamard or haar         (hadamard)\n"
-        "  -round R            1: each basic estimate rounded to integers,\n"
+        "  -round R            1: each basic estimate rounded to integers\n"
+        "                      (RGB in opponent channels: its R, G, B),\n"
         "                      0: kept in float (vbm3d_gpu's rule: 1 on 8-bit\n"
-        "                      samples searched as they are, a window of more\n"
-        "                      than one frame, both steps)\n"
+        "                      samples, a window of more than one frame, both\n"
+        "                      steps)\n"
         "PPM only:\n"
         "  -color C            joint: groups found on the first channel serve\n"
         "                      all three (RGB as opponent channels);\n"
@@ -338,11 +339,11 @@ int main(int argc, char **argv)
             ref_load_plane(&in[f], c, noisy[c][f]);
     }
 
-    /* vbm3d_gpu's rule: its rings hold bytes (8-bit samples searched as
-     * they are, more than one frame), and step 2 runs */
+    /* vbm3d_gpu's rule: its rings hold bytes (8-bit samples, RGB ones as
+     * R, G, B, more than one frame), and step 2 runs */
     par.round_basic = round_basic >= 0 ? round_basic :
-                      in[0].maxval == 255 && !(nb_ch == 3 && joint && !yuv) &&
-                      (par.past || par.future) && par.estim == 0;
+                      in[0].maxval == 255 && (par.past || par.future) &&
+                      par.estim == 0;
     if (nb_ch == 3 && joint)
         vbm3d_model_color(noisy, nb_frames, in[0].width, in[0].height, !yuv,
                           &par, basic, dst);

@@ -1514,7 +1514,8 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     BM3DNeighbor best[NB];
     uint32_t pos[NB];
     float dist[NB];
-    cl_uint plane_size = plane;
+    cl_uint plane_size = plane, stride = 0;  /* rings of floats */
+    cl_int channel = 0;
     cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bweights;
     int n;
 
@@ -1566,8 +1567,9 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
             ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bkaiser),
             ARG(bnum), ARG(bweights), ARG(plane_size), ARG(ring),
             ARG(ref_slot), ARG(nb_aggregated), ARG(acc_ref), ARG(acc_ring),
+            ARG(stride), ARG(channel),
         };
-        run_kernel(k, args, 19, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
+        run_kernel(k, args, 21, (size_t)nx * BM3D_PATCH2, 1, BM3D_PATCH2, 1);
     }
     read_buffer(bnum, acc_size * sizeof(int64_t), got_num);
     read_buffer(bweights, acc_size * sizeof(int64_t), got_weights);
@@ -2410,6 +2412,7 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     VBM3DModelStep st = { step, 2 * vc->radius1 + 1, 2 * vc->radius2 + 1, nb,
                           2500.0f };
     Search s = { NULL, w, h, q, NULL };
+    cl_uint stride = 0;     /* a ring of floats */
     cl_mem bframes, bpos, bdist;
 
     for (size_t j = 0; j < (size_t)bw * bh; j++)
@@ -2437,12 +2440,12 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     {
         /* search_step() with video = 1 */
         const Arg args[] = {
-            ARG(bframes), ARG(w), ARG(h), ARG(ring), ARG(ref_slot),
-            ARG(nb_past), ARG(nb_future), ARG(step), ARG(nx), ARG(gy_end),
-            ARG(gy_first), ARG(vc->radius1), ARG(vc->radius2), ARG(bpos),
-            ARG(bdist),
+            ARG(bframes), ARG(stride), ARG(w), ARG(h), ARG(ring),
+            ARG(ref_slot), ARG(nb_past), ARG(nb_future), ARG(step), ARG(nx),
+            ARG(gy_end), ARG(gy_first), ARG(vc->radius1), ARG(vc->radius2),
+            ARG(bpos), ARG(bdist),
         };
-        run_kernel(k, args, 15, nx, gy_end - gy_first, 0, 0);
+        run_kernel(k, args, 16, nx, gy_end - gy_first, 0, 0);
     }
     read_buffer(bpos, refs * nb * sizeof(uint32_t), pos_got);
     read_buffer(bdist, refs * nb * sizeof(float), dist_got);
