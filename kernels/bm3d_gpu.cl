@@ -234,10 +234,10 @@ static void bm3d_load_columns(__constant uint *m, const int kind,
 
 #pragma unroll
         for (int i = 0; i < K; i++) {
-            s[i] = denoise_ring_read(plane, p + i * width, stride, channel);
+            s[i] = denoise_ring_at(plane + (p + i * width), stride, channel);
             if (two)
-                s2[i] = denoise_ring_read(plane2, p + i * width, stride,
-                                          channel);
+                s2[i] = denoise_ring_at(plane2 + (p + i * width), stride,
+                                        channel);
         }
         bm3d_line_apply(m, kind, s, y);
 #pragma unroll
@@ -521,7 +521,7 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
  * the oracle. 'noisy' and 'basic' are rings of 'ring' planes of plane_size
  * samples, and positions index them; the reference frame is in ref_slot.
- * Their samples are read as denoise_ring_read() reads them: with
+ * Their samples are read as denoise_ring_at() reads them: with
  * DENOISE_RING_RGB, opponent channel 'channel' of three rings of RGB bytes
  * 'stride' samples apart.
  * Every patch of the group lying in the nb_aggregated frames from the

@@ -36,9 +36,13 @@
 #ifndef DENOISE_RING_T
 #define DENOISE_RING_T float
 #endif
+/* 1 where DENOISE_RING_T is uchar */
+#ifndef DENOISE_RING_BYTES
+#define DENOISE_RING_BYTES 0
+#endif
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
  * channels are filtered (vbm3d_gpu, RGB grouped jointly): see
- * denoise_ring_read(). */
+ * denoise_ring_at(). */
 #ifndef DENOISE_RING_RGB
 #define DENOISE_RING_RGB 0
 #endif
@@ -188,21 +192,23 @@ static float3 denoise_opponent_to_rgb(float l, float u, float v)
 }
 
 /*
- * Sample i of a ring of DENOISE_RING_T as a float. With DENOISE_RING_RGB
- * the ring is the first of three, of R, G and B, 'stride' samples apart
- * (one buffer), and the sample is their opponent channel c, the value
- * denoise_opponent_forward() would have stored; otherwise stride and c are
- * not used.
+ * The sample at p, in a ring of DENOISE_RING_T, as a float. With
+ * DENOISE_RING_RGB the ring is the first of three, of R, G and B, 'stride'
+ * samples apart (one buffer), and the sample is their opponent channel c,
+ * the value denoise_opponent_forward() would have stored; otherwise stride
+ * and c are not used. (A pointer rather than a ring and an index: the
+ * callers' addresses stay in their own arithmetic, which the compiler
+ * folds into the loads.)
  */
-static float denoise_ring_read(__global const DENOISE_RING_T *ring, uint i,
-                               uint stride, int c)
+static float denoise_ring_at(__global const DENOISE_RING_T *p, uint stride,
+                             int c)
 {
 #if DENOISE_RING_RGB
-    return denoise_opponent_channel(convert_float(ring[i]),
-                                    convert_float(ring[i + stride]),
-                                    convert_float(ring[i + 2 * stride]), c);
+    return denoise_opponent_channel(convert_float(p[0]),
+                                    convert_float(p[stride]),
+                                    convert_float(p[2 * stride]), c);
 #else
-    return convert_float(ring[i]);
+    return convert_float(*p);
 #endif
 }
 

@@ -337,7 +337,7 @@ static void close_frame(const BM3DTables *tables, const Sequence *seq, int f,
  * The basic estimate of frame t, out[c][t], rounded to integers within
  * 0 .. 255, as vbm3d_gpu's rings of bytes hold it: opponent channels of RGB
  * back to R, G, B first (bm3d_basic_rgb_u8), and from the rounded R, G, B
- * again (denoise_ring_read()).
+ * again (denoise_ring_at()).
  */
 static void round_basic(const Sequence *seq, float *const *const out[3], int t)
 {

@@ -33,6 +33,11 @@
  *                        with 64-bit atomics (where the device has them)
  *                        and with pairs of 32-bit words; bm3d_normalise_u8
  *                        (into bytes) against the same, rounded
+ *   bm3d_basic_rgb_u8    random opponent planes into a slot of rings of
+ *                        R, G, B bytes against opponent.h's
+ *                        opponent_inverse() and bm3d_round_to_integers()
+ *                        (vbm3d_model.c's round_basic()), the other bytes
+ *                        unchanged
  *   patch_search         small random planes (few levels, for ties, or
  *                        fractional samples), steps, radii, windows of
  *                        frames in a ring, bands, ref_first, skipped
@@ -62,7 +67,8 @@
  *                        reference of doc/nlmeans_gpu-algorithm.md
  *                        ("Aggregation"): within its (n + K + 10) u Vmax
  *                        (the order of the float sums is free)
- *   vbm3d_search         moving random frames in a ring of P + 2F + 1,
+ *   vbm3d_search         moving random frames in a ring of P + 2F + 1 (of
+ *                        floats; of bytes and of RGB bytes, integers),
  *                        windows truncated or not, causal or not, q 1, 2, 8,
  *                        groups of 8 to 32, windows scanned by rows or one
  *                        candidate at a time, bands, against the video
@@ -500,23 +506,30 @@ static cl_program build_nlmeans_program(int search_channels)
     return build_sources(defines, SRC_NLMEANS, SRC_NLMEANS);
 }
 
+/* The rings of frames of vbm3d_gpu's program: floats, bytes (8-bit
+ * frames), or the R, G, B bytes of RGB frames grouped jointly. */
+enum { RING_FLOAT, RING_BYTES, RING_RGB };
+
 /*
  * vbm3d_gpu's program as build_program() of vf_bm3d_gpu.c builds it with
  * video = 1: NB_NEIGHBORS = nb (the larger group), Walsh-Hadamard along
  * the groups (its default), the device's accumulators, VBM3D_Q = q
- * (perframe) and the row-scan radii r1max, r2max (window_radius()), then
- * bm3d_gpu.cl and vbm3d_search.cl.
+ * (perframe), the row-scan radii r1max, r2max (window_radius()) and rings
+ * of the given kind, then bm3d_gpu.cl and vbm3d_search.cl.
  */
 static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
-                                      int int64_atomics)
+                                      int int64_atomics, int ring_kind)
 {
     static char defines[DEFINES_SIZE];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n#define VBM3D_Q %d\n"
-             "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n", nb, 0,
-             int64_atomics, q, r1max, r2max);
+             "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n"
+             "#define DENOISE_RING_T %s\n#define DENOISE_RING_BYTES %d\n"
+             "#define DENOISE_RING_RGB %d\n", nb, 0, int64_atomics, q, r1max,
+             r2max, ring_kind == RING_FLOAT ? "float" : "uchar",
+             ring_kind != RING_FLOAT, ring_kind == RING_RGB);
     append_transforms(defines, 0);
     return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
@@ -1059,6 +1072,95 @@ static void check_normalise(cl_program *progs, const char *const *variants,
         }
     }
     check_end(&c);
+}
+
+/* ---------------------------------------------------------------------- */
+/* bm3d_basic_rgb_u8                                                      */
+
+/*
+ * bm3d_basic_rgb_u8 on random opponent planes (Y within -20 .. 275, U and V
+ * within -140 .. 140: R, G and B outside 0 .. 255 too; some exactly
+ * half-way between integers) of w x h into slot
+ * 'slot' of three rings of 'ring' frames, whose bytes were random: the
+ * slot's bytes against the model, every other byte unchanged (the 8 more
+ * at the end too).
+ */
+static void basic_rgb_case(Check *c, cl_kernel k, int w, int h, int ring,
+                           int slot)
+{
+    const size_t plane = (size_t)w * h, total = 3 * ring * plane + 8;
+    float *opp = alloc_or_die(3 * plane * sizeof(float));
+    uint8_t *got = alloc_or_die(total), *exp = alloc_or_die(total);
+    cl_uint offset = slot * plane, stride = ring * plane;
+    cl_mem b[3], bring;
+    size_t i;
+
+    for (i = 0; i < plane; i++) {
+        opp[i]             = rndf(-20.0f, 275.0f);
+        opp[plane + i]     = rndf(-140.0f, 140.0f);
+        opp[2 * plane + i] = rndf(-140.0f, 140.0f);
+        /* every fourth, R, G and B exactly half-way between integers (V 0,
+         * Y half-way, U an integer): ties to even */
+        if (i % 4 == 1) {
+            opp[i]             = (float)((int)rnd(280) - 10) + 0.5f;
+            opp[plane + i]     = (float)((int)rnd(280) - 140);
+            opp[2 * plane + i] = 0.0f;
+        }
+    }
+    for (i = 0; i < total; i++)
+        exp[i] = rnd(256);
+    for (int ch = 0; ch < 3; ch++)
+        b[ch] = new_buffer(plane * sizeof(float), opp + ch * plane);
+    bring = new_buffer(total, exp);
+    {
+        const Arg args[] = {
+            ARG(b[0]), ARG(b[1]), ARG(b[2]), ARG(bring), ARG(w), ARG(h),
+            ARG(offset), ARG(stride),
+        };
+        run_kernel(k, args, 8, w, h, 0, 0);
+    }
+    read_buffer(bring, total, got);
+    for (i = 0; i < plane; i++) {
+        float rgb[3];
+
+        opponent_inverse(opp[i], opp[plane + i], opp[2 * plane + i], rgb);
+        bm3d_round_to_integers(rgb, 3);
+        for (int ch = 0; ch < 3; ch++)
+            exp[offset + ch * stride + i] = (uint8_t)rgb[ch];
+    }
+
+    c->cases++;
+    for (i = 0; i < total; i++) {
+        if (got[i] != exp[i]) {
+            check_fail(c, "%dx%d, slot %d of %d: byte %zu (ring %d, slot %d, "
+                       "sample %d): got %d, expected %d", w, h, slot, ring, i,
+                       (int)(i / stride), (int)(i % stride / plane),
+                       (int)(i % plane), got[i], exp[i]);
+            break;
+        }
+    }
+    for (int ch = 0; ch < 3; ch++)
+        clReleaseMemObject(b[ch]);
+    clReleaseMemObject(bring);
+    free(opp);
+    free(got);
+    free(exp);
+}
+
+static void check_basic_rgb(cl_program prog)
+{
+    cl_kernel k = get_kernel(prog, "bm3d_basic_rgb_u8");
+    Check c;
+
+    check_begin(&c, "bm3d_basic_rgb_u8");
+    for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++) {
+        int ring = 1 + s % 4;
+
+        basic_rgb_case(&c, k, small_sizes[s].w, small_sizes[s].h, ring,
+                       ring - 1 - s % ring);
+    }
+    check_end(&c);
+    clReleaseKernel(k);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2380,7 +2482,9 @@ typedef struct VBM3DCase {
  * One case: a ring of P + 2F + 1 frames, frame f in slot f % ring (as
  * the filter's queue holds them), each a random texture moved by (2, 1)
  * samples per frame with a little noise, so that the predictive search
- * follows the motion; the window of frame t as ff_denoise_opencl_window()
+ * follows the motion; a ring of floats, of bytes, or of R, G and B bytes
+ * (three textures; the model searches their opponent Y, as the kernel reads
+ * them), with the 8 bytes more at the end that the filter allocates; the window of frame t as ff_denoise_opencl_window()
  * gives it (truncated at the stream's start and end). Reference: the model's
  * match_group() with q, the radii and groups of nb, on the planes of the
  * window's frames: every entry of every group, its position in the ring
@@ -2388,7 +2492,8 @@ typedef struct VBM3DCase {
  * distance is +infinity, as search_init() leaves it) and its distance, bit
  * for bit.
  */
-static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc)
+static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc,
+                       int ring_kind)
 {
     const int w = vc->width, h = vc->height, margin = 2 * (vc->past + vc->future) + 2;
     const int bw = w + 2 * margin, bh = h + 2 * margin;
@@ -2402,8 +2507,11 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     int gy_first = vc->band && ny > 2 ? 1 : 0;
     int gy_end   = vc->band && ny > 2 ? ny - 1 : ny;
     size_t refs = (size_t)(gy_end - gy_first) * nx;
-    float *base = alloc_or_die((size_t)bw * bh * sizeof(float));
+    const int nb_ch = ring_kind == RING_RGB ? 3 : 1;
+    float *base = alloc_or_die((size_t)nb_ch * bw * bh * sizeof(float));
+    float *chans = alloc_or_die(nb_ch * ring * plane * sizeof(float));
     float *frames = alloc_or_die(ring * plane * sizeof(float));
+    uint8_t *bytes = alloc_or_die(nb_ch * ring * plane + 8);
     const float **planes = alloc_or_die((vc->last + 1) * sizeof(*planes));
     uint32_t *pos_got = alloc_or_die(refs * nb * sizeof(uint32_t));
     uint32_t *pos_exp = alloc_or_die(refs * nb * sizeof(uint32_t));
@@ -2412,29 +2520,44 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     VBM3DModelStep st = { step, 2 * vc->radius1 + 1, 2 * vc->radius2 + 1, nb,
                           2500.0f };
     Search s = { NULL, w, h, q, NULL };
-    cl_uint stride = 0;     /* a ring of floats */
+    cl_uint stride = ring_kind == RING_RGB ? ring * plane : 0;
     cl_mem bframes, bpos, bdist;
 
-    for (size_t j = 0; j < (size_t)bw * bh; j++)
+    if (ring_kind != RING_FLOAT && !vc->levels)
+        die("vbm3d_case: rings of bytes need integer samples");
+    for (size_t j = 0; j < (size_t)nb_ch * bw * bh; j++)
         base[j] = vc->levels ? (float)rnd(vc->levels) :
                   ref_to_8bit_scale(rnd(1024) << 6, 65535);
     /* every slot of the ring: the window's frames, and older ones */
-    for (int i = 0; i < ring; i++) {
-        int f = lo + i, dx = 2 * (f - lo), dy = f - lo;
+    for (int ch = 0; ch < nb_ch; ch++) {
+        for (int i = 0; i < ring; i++) {
+            int f = lo + i, dx = 2 * (f - lo), dy = f - lo;
 
-        for (int y = 0; y < h; y++) {
-            for (int x = 0; x < w; x++) {
-                float v = base[(size_t)(y + dy) * bw + x + dx];
+            for (int y = 0; y < h; y++) {
+                for (int x = 0; x < w; x++) {
+                    float v = base[((size_t)ch * bh + y + dy) * bw + x + dx];
 
-                if (rnd(4) == 0)
-                    v += vc->levels ? (float)rnd(2) : rndf(-1.0f, 1.0f);
-                frames[(f % ring) * plane + (size_t)y * w + x] = v;
+                    if (rnd(4) == 0)
+                        v += vc->levels ? (float)rnd(2) : rndf(-1.0f, 1.0f);
+                    chans[(ch * ring + f % ring) * plane + (size_t)y * w + x] = v;
+                }
             }
         }
-        if (f <= vc->last)
-            planes[f] = frames + (f % ring) * plane;
     }
-    bframes = new_buffer(ring * plane * sizeof(float), frames);
+    for (size_t j = 0; j < (size_t)nb_ch * ring * plane; j++)
+        bytes[j] = (uint8_t)chans[j];
+    memset(bytes + (size_t)nb_ch * ring * plane, 0, 8);
+    for (size_t j = 0; j < ring * plane; j++) {
+        float o[3];
+
+        if (nb_ch == 3)
+            opponent_forward(chans[j], chans[j + stride], chans[j + 2 * stride], o);
+        frames[j] = nb_ch == 3 ? o[0] : chans[j];
+    }
+    for (int f = lo; f <= vc->last && f < lo + ring; f++)
+        planes[f] = frames + (f % ring) * plane;
+    bframes = ring_kind == RING_FLOAT ? new_buffer(ring * plane * sizeof(float), frames) :
+              new_buffer(nb_ch * ring * plane + 8, bytes);
     bpos    = new_buffer(refs * nb * sizeof(uint32_t), NULL);
     bdist   = new_buffer(refs * nb * sizeof(float), NULL);
     {
@@ -2473,10 +2596,12 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
         if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
             size_t r = j / nb;
 
-            check_fail(c, "groups of %d, q %d, %dx%d, step %d, radii %d %d, %s, frames %d..%d "
+            check_fail(c, "ring of %s, groups of %d, q %d, %dx%d, step %d, radii %d %d, %s, frames %d..%d "
                        "of %d, t %d (ring %d), grid rows %d..%d: reference (%d, "
                        "%d) entry %d: got position %u distance %.9g, expected "
-                       "position %u distance %.9g", nb, q, w, h, step, vc->radius1,
+                       "position %u distance %.9g", ring_kind == RING_RGB ?
+                       "RGB bytes" : ring_kind == RING_BYTES ? "bytes" : "floats",
+                       nb, q, w, h, step, vc->radius1,
                        vc->radius2, vc->levels ? "integer samples" :
                        "fractional samples", lo, hi, vc->last + 1, vc->t, ring,
                        gy_first, gy_end - 1, (int)(r % nx),
@@ -2490,7 +2615,9 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     clReleaseMemObject(bdist);
     free(s.tables);
     free(base);
+    free(chans);
     free(frames);
+    free(bytes);
     free(planes);
     free(pos_got);
     free(pos_exp);
@@ -2528,32 +2655,44 @@ static void check_vbm3d_search(void)
     static const int steps[]  = { 3, 4, 6 };
     static const int levels[] = { 2, 6, 0 };
     Check c;
-    int n = 0;
 
     check_begin(&c, "vbm3d_search");
     for (int p = 0; p < 3; p++) {
-        cl_program prog = build_vbm3d_program(programs[p].nb, programs[p].q,
-                                              programs[p].r1max, programs[p].r2max,
-                                              has_int64_atomics());
-        cl_kernel k = get_kernel(prog, "vbm3d_search");
+        for (int kind = RING_FLOAT; kind <= RING_RGB; kind++) {
+            cl_program prog = build_vbm3d_program(programs[p].nb, programs[p].q,
+                                                  programs[p].r1max,
+                                                  programs[p].r2max,
+                                                  has_int64_atomics(), kind);
+            cl_kernel k = get_kernel(prog, "vbm3d_search");
 
-        for (int s = 0; s < 5; s++) {
-            for (int ri = 0; ri < 2; ri++) {
-                for (int wi = 0; wi < 2; wi++, n++) {
-                    const int *win = windows[(n + wi) % 5];
-                    VBM3DCase vc = {
-                        .width = sizes[s].w, .height = sizes[s].h,
-                        .step = steps[n % 3], .radius1 = programs[p].radii[ri][0],
-                        .radius2 = programs[p].radii[ri][1], .levels = levels[n % 3],
-                        .past = win[0], .future = win[1], .t = win[2],
-                        .last = win[3], .band = n % 5 == 1,
-                    };
-                    vbm3d_case(&c, k, programs[p].nb, programs[p].q, &vc);
+            for (int s = 0; s < 5; s++) {
+                for (int ri = 0; ri < 2; ri++) {
+                    for (int wi = 0; wi < 2; wi++) {
+                        /* the same cases for each kind of ring */
+                        int n = ((p * 5 + s) * 2 + ri) * 2 + wi;
+                        const int *win = windows[(n + wi) % 5];
+                        VBM3DCase vc = {
+                            .width = sizes[s].w, .height = sizes[s].h,
+                            .step = steps[n % 3],
+                            .radius1 = programs[p].radii[ri][0],
+                            .radius2 = programs[p].radii[ri][1],
+                            .levels = levels[n % 3],
+                            .past = win[0], .future = win[1], .t = win[2],
+                            .last = win[3], .band = n % 5 == 1,
+                        };
+
+                        /* bytes hold integers: 0 .. 250 instead of
+                         * fractions */
+                        if (kind != RING_FLOAT && !vc.levels)
+                            vc.levels = 250;
+                        vbm3d_case(&c, k, programs[p].nb, programs[p].q, &vc,
+                                   kind);
+                    }
                 }
             }
+            clReleaseKernel(k);
+            clReleaseProgram(prog);
         }
-        clReleaseKernel(k);
-        clReleaseProgram(prog);
     }
     check_end(&c);
 }
@@ -3233,6 +3372,8 @@ int main(int argc, char **argv)
         check_store(progs[0]);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
+    if (selected("bm3d_basic_rgb_u8"))
+        check_basic_rgb(progs[0]);
     if (selected("patch_search"))
         check_search(progs[0], SEARCH_PATCH);
     if (selected("bm3d_filter_ht"))
