@@ -36,10 +36,6 @@
 #ifndef DENOISE_RING_T
 #define DENOISE_RING_T float
 #endif
-/* 1 where DENOISE_RING_T is uchar */
-#ifndef DENOISE_RING_BYTES
-#define DENOISE_RING_BYTES 0
-#endif
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
  * channels are filtered (vbm3d_gpu, RGB grouped jointly): see
  * denoise_ring_at(). */

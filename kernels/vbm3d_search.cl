@@ -93,64 +93,6 @@ static float vbm3d_distance(const float *ref,
     return ssd;
 }
 
-#define VBM3D_ROW (VBM3D_SIDE + K - 1)
-
-#if DENOISE_RING_BYTES
-/*
- * The bytes p[0 .. n - 1] into v, n <= VBM3D_ROW, read as 32-bit words:
- * the aligned words over them (from p - a, a = p's place in its word; up to
- * 7 bytes past p[n - 1], which the rings leave room for), each pair shifted
- * down by a bytes, the bytes then taken at fixed places. A quarter of the
- * loads of reading them one by one, which the search is bound by.
- */
-static void vbm3d_bytes(__global const uchar *p, const int n, float *v)
-{
-    uint a = (uint)((uintptr_t)p & 3);
-    __global const uint *w = (__global const uint *)(p - a);
-    uint words[(VBM3D_ROW + 3) / 4 + 1], aligned[(VBM3D_ROW + 3) / 4];
-
-#pragma unroll
-    for (int k = 0; k <= (n + 3) / 4; k++)
-        words[k] = w[k];
-#pragma unroll
-    for (int k = 0; k < (n + 3) / 4; k++)
-        aligned[k] = (uint)(upsample(words[k + 1], words[k]) >> (8 * a));
-#pragma unroll
-    for (int i = 0; i < n; i++)
-        v[i] = convert_float((aligned[i / 4] >> (8 * (i % 4))) & 0xff);
-}
-#endif
-
-/*
- * Samples x0 .. x0 + n - 1 of the row at 'line' (channel 0, as
- * denoise_ring_at() reads them), clamped to 0 .. width - 1, into v,
- * n <= VBM3D_ROW; rows of bytes a word at a time away from the edges.
- */
-static void vbm3d_row(__global const DENOISE_RING_T *line, uint stride,
-                      int x0, const int n, int width, float *v)
-{
-#if DENOISE_RING_BYTES
-    if (x0 >= 0 && x0 + n <= width) {
-#if DENOISE_RING_RGB
-        float g[VBM3D_ROW], b[VBM3D_ROW];
-
-        vbm3d_bytes(line + x0, n, v);
-        vbm3d_bytes(line + stride + x0, n, g);
-        vbm3d_bytes(line + 2 * stride + x0, n, b);
-#pragma unroll
-        for (int i = 0; i < n; i++)
-            v[i] = denoise_opponent_channel(v[i], g[i], b[i], 0);
-#else
-        vbm3d_bytes(line + x0, n, v);
-#endif
-        return;
-    }
-#endif
-#pragma unroll
-    for (int i = 0; i < n; i++)
-        v[i] = denoise_ring_at(line + clamp(x0 + i, 0, width - 1), stride, 0);
-}
-
 /*
  * The candidates of plane 'slot' within 'radius' of (cx, cy), scanned y
  * outer, x inner, offered to the table. Up to 'rmax' (a constant at each
@@ -191,10 +133,13 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
             acc[c] = 0.0f;
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            float row[VBM3D_ROW];
+            __global const DENOISE_RING_T *line = plane + (y + j) * width;
+            float row[VBM3D_SIDE + K - 1];
 
-            vbm3d_row(plane + (y + j) * width, stride, cx - rmax,
-                      2 * rmax + K, width, row);
+#pragma unroll
+            for (int i = 0; i < 2 * rmax + K; i++)
+                row[i] = denoise_ring_at(line + clamp(cx - rmax + i, 0, width - 1),
+                                         stride, 0);
 #pragma unroll
             for (int c = 0; c < 2 * rmax + 1; c++) {
                 float sum = 0.0f;

@@ -427,7 +427,6 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
     av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
-    av_bprintf(&defines, "#define DENOISE_RING_BYTES %d\n", s->ring_bytes);
     av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     define_transforms(s, &defines);
     if (s->video) {
@@ -500,8 +499,7 @@ static int group_members(const BM3DGPUContext *s, int c)
 /*
  * A ring of 'ring' frames of component c; with rings of RGB bytes, one
  * buffer holds the three channels' rings, one after the other, and the
- * other two components share component 0's. Rings of bytes end with 8 more,
- * which vbm3d_search's word reads may reach.
+ * other two components share component 0's.
  */
 static cl_mem alloc_ring(AVFilterContext *avctx, int c, size_t ring,
                          cl_mem *rings)
@@ -512,9 +510,8 @@ static cl_mem alloc_ring(AVFilterContext *avctx, int c, size_t ring,
 
     if (s->ring_rgb && c)
         return share_buffer(rings[0]);
-    if (s->ring_bytes)
-        return ff_denoise_opencl_alloc(avctx, (s->ring_rgb ? 3 : 1) * ring * samples + 8);
-    return ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
+    return ff_denoise_opencl_alloc(avctx, (s->ring_rgb ? 3 : 1) * ring * samples *
+                                   (s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float)));
 }
 
 /*

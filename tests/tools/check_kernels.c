@@ -526,10 +526,9 @@ static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n#define VBM3D_Q %d\n"
              "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n"
-             "#define DENOISE_RING_T %s\n#define DENOISE_RING_BYTES %d\n"
-             "#define DENOISE_RING_RGB %d\n", nb, 0, int64_atomics, q, r1max,
-             r2max, ring_kind == RING_FLOAT ? "float" : "uchar",
-             ring_kind != RING_FLOAT, ring_kind == RING_RGB);
+             "#define DENOISE_RING_T %s\n#define DENOISE_RING_RGB %d\n", nb,
+             0, int64_atomics, q, r1max, r2max,
+             ring_kind == RING_FLOAT ? "float" : "uchar", ring_kind == RING_RGB);
     append_transforms(defines, 0);
     return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
@@ -1082,13 +1081,12 @@ static void check_normalise(cl_program *progs, const char *const *variants,
  * within -140 .. 140: R, G and B outside 0 .. 255 too; some exactly
  * half-way between integers) of w x h into slot
  * 'slot' of three rings of 'ring' frames, whose bytes were random: the
- * slot's bytes against the model, every other byte unchanged (the 8 more
- * at the end too).
+ * slot's bytes against the model, every other byte unchanged.
  */
 static void basic_rgb_case(Check *c, cl_kernel k, int w, int h, int ring,
                            int slot)
 {
-    const size_t plane = (size_t)w * h, total = 3 * ring * plane + 8;
+    const size_t plane = (size_t)w * h, total = 3 * ring * plane;
     float *opp = alloc_or_die(3 * plane * sizeof(float));
     uint8_t *got = alloc_or_die(total), *exp = alloc_or_die(total);
     cl_uint offset = slot * plane, stride = ring * plane;
@@ -2484,7 +2482,7 @@ typedef struct VBM3DCase {
  * samples per frame with a little noise, so that the predictive search
  * follows the motion; a ring of floats, of bytes, or of R, G and B bytes
  * (three textures; the model searches their opponent Y, as the kernel reads
- * them), with the 8 bytes more at the end that the filter allocates; the window of frame t as ff_denoise_opencl_window()
+ * them); the window of frame t as ff_denoise_opencl_window()
  * gives it (truncated at the stream's start and end). Reference: the model's
  * match_group() with q, the radii and groups of nb, on the planes of the
  * window's frames: every entry of every group, its position in the ring
@@ -2511,7 +2509,7 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     float *base = alloc_or_die((size_t)nb_ch * bw * bh * sizeof(float));
     float *chans = alloc_or_die(nb_ch * ring * plane * sizeof(float));
     float *frames = alloc_or_die(ring * plane * sizeof(float));
-    uint8_t *bytes = alloc_or_die(nb_ch * ring * plane + 8);
+    uint8_t *bytes = alloc_or_die(nb_ch * ring * plane);
     const float **planes = alloc_or_die((vc->last + 1) * sizeof(*planes));
     uint32_t *pos_got = alloc_or_die(refs * nb * sizeof(uint32_t));
     uint32_t *pos_exp = alloc_or_die(refs * nb * sizeof(uint32_t));
@@ -2546,7 +2544,6 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     }
     for (size_t j = 0; j < (size_t)nb_ch * ring * plane; j++)
         bytes[j] = (uint8_t)chans[j];
-    memset(bytes + (size_t)nb_ch * ring * plane, 0, 8);
     for (size_t j = 0; j < ring * plane; j++) {
         float o[3];
 
@@ -2557,7 +2554,7 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     for (int f = lo; f <= vc->last && f < lo + ring; f++)
         planes[f] = frames + (f % ring) * plane;
     bframes = ring_kind == RING_FLOAT ? new_buffer(ring * plane * sizeof(float), frames) :
-              new_buffer(nb_ch * ring * plane + 8, bytes);
+              new_buffer(nb_ch * ring * plane, bytes);
     bpos    = new_buffer(refs * nb * sizeof(uint32_t), NULL);
     bdist   = new_buffer(refs * nb * sizeof(float), NULL);
     {
