@@ -137,7 +137,9 @@ fi
 # below 16384), nlmeans_gpu's joint colour indexes its three channels'
 # rings of 9 frames as one buffer, 6.9 G samples; vbm3d_gpu's default ring
 # of 13 frames is 3.3 G samples, past its limit of 2^31 (its accumulators
-# are pairs of 32-bit words). Only where the device carries images of
+# are pairs of 32-bit words); at 12000x10000 its rings of RGB bytes (gbrp),
+# read as one buffer, are 4.68 G samples, past 2^32 (a frame it could
+# otherwise hold on an 80 GB GPU). Only where the device carries images of
 # 16000 samples a side (GPUs; PoCL's largest is 8192).
 max_w=$(device_info CL_DEVICE_IMAGE2D_MAX_WIDTH)
 max_h=$(device_info CL_DEVICE_IMAGE2D_MAX_HEIGHT)
@@ -145,11 +147,12 @@ if [ "${max_w:-0}" -lt 16000 ] || [ "${max_h:-0}" -lt 16000 ]; then
     skip "16000x16000 frames: the device's images are at most ${max_w:-?}x${max_h:-?}"
 else
     huge() {
-        SOURCE="color=s=16000x16000:r=5" FORMAT=$1 TIMEOUT=300 expect_error "" "$2" \
-            "Frames of 16000x16000 are too large for this window" 1
+        SOURCE="color=s=$1:r=5" FORMAT=$2 TIMEOUT=300 expect_error "" "$3" \
+            "Frames of $1 are too large for this window" 1
     }
-    huge yuv444p "nlmeans_gpu=sigma=10:color=joint:past=4:future=4"
-    huge gray vbm3d_gpu=sigma=10
+    huge 16000x16000 yuv444p "nlmeans_gpu=sigma=10:color=joint:past=4:future=4"
+    huge 16000x16000 gray vbm3d_gpu=sigma=10
+    huge 12000x10000 gbrp vbm3d_gpu=sigma=10
 fi
 
 summary faults
