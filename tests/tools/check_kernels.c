@@ -46,7 +46,8 @@
  *   bm3d_filter_ht       one group per launch, group sizes 1 to NB, against
  *                        bm3d_group_size() and bm3d_hard_threshold_group():
  *                        the fixed-point accumulators bit for bit, with
- *                        both kinds of atomics
+ *                        both kinds of atomics, and on rings of RGB bytes
+ *                        (each opponent channel)
  *   bm3d_filter_wiener   the same groups with a basic estimate as the
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
@@ -478,15 +479,18 @@ static void append_transforms(char *defines, int bior)
 /*
  * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform, the given
  * accumulators and first-step transform (Bior1.5 when 'bior', else the
- * DCT), as build_program() of vf_bm3d_gpu.c builds it.
+ * DCT), as build_program() of vf_bm3d_gpu.c builds it; with 'rgb' its
+ * rings of RGB bytes (DENOISE_RING_T uchar, DENOISE_RING_RGB 1), as
+ * vbm3d_gpu's program has them for RGB grouped jointly.
  */
-static cl_program build_program(int int64_atomics, int bior)
+static cl_program build_program(int int64_atomics, int bior, int rgb)
 {
     static char defines[DEFINES_SIZE];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
-             "#define BM3D_INT64_ATOMICS %d\n", NB, 1, int64_atomics);
+             "#define BM3D_INT64_ATOMICS %d\n%s", NB, 1, int64_atomics,
+             rgb ? "#define DENOISE_RING_T uchar\n#define DENOISE_RING_RGB 1\n" : "");
     append_transforms(defines, bior);
     return build_sources(defines, SRC_BM3D, SRC_BM3D);
 }
@@ -1584,11 +1588,16 @@ static const FilterWindow filter_windows[] = {
  * so that the Wiener gains spread between 0 and 1) as the oracle;
  * reference: bm3d_wiener_group() with the same noise sigma (0 included:
  * gains of 1).
+ *
+ * With rgb_channel 0, 1 or 2 (a program of DENOISE_RING_RGB), the rings are
+ * of R, G and B bytes (ramps of their own, rounded), 'stride' apart in one
+ * buffer, and the kernel filters their opponent channel rgb_channel; the
+ * model filters planes of that channel, computed by opponent.h.
  */
 static void filter_case(Check *c, cl_kernel k, const char *variant,
                         const BM3DTables *t, int w, int h, int group,
                         float sigma, int wiener, int full,
-                        const FilterWindow *fw)
+                        const FilterWindow *fw, int rgb_channel)
 {
     const size_t plane = (size_t)w * h;
     const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
@@ -1614,19 +1623,39 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     BM3DNeighbor best[NB];
     uint32_t pos[NB];
     float dist[NB];
-    cl_uint plane_size = plane, stride = 0;  /* rings of floats */
-    cl_int channel = 0;
+    const int rgb = rgb_channel >= 0;
+    uint8_t *bytes = rgb ? alloc_or_die(6 * planes_size) : NULL;
+    cl_uint plane_size = plane, stride = rgb ? planes_size : 0;
+    cl_int channel = rgb ? rgb_channel : 0;
     cl_mem bnoisy, bbasic, bpos, bdist, bkaiser, bnum, bweights;
     int n;
 
     /* every slot: a smooth ramp plus noise, some coefficients above the
      * threshold, most below */
-    for (size_t i = 0; i < planes_size; i++) {
+    for (size_t i = 0; i < planes_size && !rgb; i++) {
         int x = i % w, y = i / w % h;
         float ramp = (float)((x * 7 + y * 3) % 256);
 
         noisy[i] = ramp + rndf(-sigma, sigma);
         basic[i] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
+    }
+    /* RGB: noisy bytes, then basic ones, each three rings */
+    for (size_t i = 0; i < 3 * planes_size && rgb; i++) {
+        int x = i % w, y = i / w % h, ch = i / planes_size;
+        float ramp = (float)((x * 7 + y * 3 + 85 * ch) % 256);
+
+        bytes[i] = fminf(fmaxf(rintf(ramp + rndf(-sigma, sigma)), 0.0f), 255.0f);
+        bytes[3 * planes_size + i] =
+            fminf(fmaxf(rintf(ramp + rndf(-0.25f * sigma, 0.25f * sigma)), 0.0f), 255.0f);
+    }
+    for (size_t i = 0; i < planes_size && rgb; i++) {
+        const uint8_t *nb = bytes, *bb = bytes + 3 * planes_size;
+        float o[3];
+
+        opponent_forward(nb[i], nb[i + stride], nb[i + 2 * stride], o);
+        noisy[i] = o[rgb_channel];
+        opponent_forward(bb[i], bb[i + stride], bb[i + 2 * stride], o);
+        basic[i] = o[rgb_channel];
     }
     for (int f = lo; f <= hi; f++) {
         size_t acc = (size_t)((acc_ref + f - fw->t) % acc_ring) * plane;
@@ -1651,8 +1680,10 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     for (int e = 0; e < NB; e++)
         best[e].dist = dist[e];
 
-    bnoisy   = new_buffer(planes_size * sizeof(float), noisy);
-    bbasic   = new_buffer(planes_size * sizeof(float), basic);
+    bnoisy   = rgb ? new_buffer(3 * planes_size, bytes) :
+                     new_buffer(planes_size * sizeof(float), noisy);
+    bbasic   = rgb ? new_buffer(3 * planes_size, bytes + 3 * planes_size) :
+                     new_buffer(planes_size * sizeof(float), basic);
     bpos     = new_buffer(sizeof(pos), pos);
     bdist    = new_buffer(sizeof(dist), dist);
     bkaiser  = new_buffer(sizeof(t->kaiser), t->kaiser);
@@ -1689,9 +1720,10 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         size_t j = i % acc_size;
 
         if (g[j] != e[j]) {
-            check_fail(c, "%s, %dx%d, group %d (size %d), sigma %g, frames "
+            check_fail(c, "%s%s, %dx%d, group %d (size %d), sigma %g, frames "
                        "%d..%d, t %d: %s plane %d at (%d, %d): got %" PRId64
-                       ", expected %" PRId64, variant, w, h, group, n, sigma,
+                       ", expected %" PRId64, variant, rgb ? (const char *[]){
+                       " (Y)", " (U)", " (V)" }[rgb_channel] : "", w, h, group, n, sigma,
                        lo, hi, fw->t, i < acc_size ? "num" : "weights",
                        (int)(j / plane), (int)(j % plane % w),
                        (int)(j % plane / w), g[j], e[j]);
@@ -1707,6 +1739,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     clReleaseMemObject(bweights);
     free(noisy);
     free(basic);
+    free(bytes);
     free(num);
     free(weights);
     free(got_num);
@@ -1718,9 +1751,10 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
 }
 
 /* One check of the programs: every size, group size and sigma, with the
- * model's tables t. */
+ * model's tables t; with 'rgb' (a program of rings of RGB bytes) each
+ * case on one of the three opponent channels in turn. */
 static void filter_cases(Check *c, cl_program prog, const char *variant,
-                         const BM3DTables *t, int wiener)
+                         const BM3DTables *t, int wiener, int rgb)
 {
     static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
     static const float ht_sigmas[] = { 2.0f, 10.0f, 40.0f };
@@ -1736,30 +1770,35 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
                 filter_case(c, k, variant, t, sizes[s].w, sizes[s].h, group,
                             sigmas[si], wiener, (s + si) % 2,
                             &filter_windows[i % (sizeof(filter_windows) /
-                                                  sizeof(filter_windows[0]))]);
+                                                  sizeof(filter_windows[0]))],
+                            rgb ? i % 3 : -1);
     clReleaseKernel(k);
 }
 
 /* The programs progs, whose two steps use the DCT, Haar along the group
  * and kaiser=2 (the fast preset's tables); then a program whose first step
  * uses Bior1.5 (the ref preset's), the second still the DCT: the model's
- * tables must be those of the step the kernel filters. */
+ * tables must be those of the step the kernel filters; then a program of
+ * rings of RGB bytes (the DCT). */
 static void check_filter(cl_program *progs, const char *const *variants,
                          int nb_progs, int wiener)
 {
     BM3DTables dct, bior;
-    cl_program prog_bior;
+    cl_program prog_bior, prog_rgb;
     Check c;
 
     bm3d_init_tables(&dct, 2.0f, 0, 1);
     bm3d_init_tables(&bior, 2.0f, 1, 1);
     check_begin(&c, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
     for (int p = 0; p < nb_progs; p++)
-        filter_cases(&c, progs[p], variants[p], &dct, wiener);
-    prog_bior = build_program(has_int64_atomics(), 1);
+        filter_cases(&c, progs[p], variants[p], &dct, wiener, 0);
+    prog_bior = build_program(has_int64_atomics(), 1, 0);
     filter_cases(&c, prog_bior, "Bior1.5 first step", wiener ? &dct : &bior,
-                 wiener);
+                 wiener, 0);
     clReleaseProgram(prog_bior);
+    prog_rgb = build_program(has_int64_atomics(), 0, 1);
+    filter_cases(&c, prog_rgb, "rings of RGB bytes", &dct, wiener, 1);
+    clReleaseProgram(prog_rgb);
     check_end(&c);
 }
 
@@ -3355,12 +3394,12 @@ int main(int argc, char **argv)
     /* the accumulators the filter chooses (atomics=auto), then the other
      * variant where the device has 64-bit atomics (atomics=int32) */
     variants[nb_progs] = has_int64_atomics() ? "64-bit atomics" : "32-bit pairs";
-    progs[nb_progs++]  = build_program(has_int64_atomics(), 0);
+    progs[nb_progs++]  = build_program(has_int64_atomics(), 0, 0);
     if (has_int64_atomics() &&
         (selected("bm3d_normalise") || selected("bm3d_filter_ht") ||
          selected("bm3d_filter_wiener"))) {
         variants[nb_progs] = "32-bit pairs";
-        progs[nb_progs++]  = build_program(0, 0);
+        progs[nb_progs++]  = build_program(0, 0, 0);
     }
 
     if (selected("denoise_load_plane"))
