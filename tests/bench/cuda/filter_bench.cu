@@ -48,7 +48,6 @@ __device__ __forceinline__ void atom_add(long *p, long v)
 }
 #define as_float(u)         __uint_as_float(u)
 #define convert_long_rte(f) ((long)__float2ll_rn(f))
-#define convert_float(x)    ((float)(x))
 __device__ __forceinline__ float clamp(float x, float lo, float hi)
 {
     return fminf(fmaxf(x, lo), hi);
@@ -74,7 +73,7 @@ struct Filter {
 #define FILTER_ARGS(f, wiener)                                                 \
     f.noisy, f.basic, f.width, f.nx, f.positions, f.distances, NB, f.tau,    \
     f.sigma, f.threshold, wiener, f.kaiser, f.num, f.weights, f.plane_size,  \
-    1, 0, 1, 0, 1
+    1, 0, 1, 0, 1, 0u, 0
 
 extern "C" __global__ void __launch_bounds__(KK)
 filter_ht(Filter f)

@@ -21,9 +21,12 @@ wants() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 # filter_bench's sources: bm3d_gpu.cl with its constant tables
 # __constant__ (cl_as_cuda.h maps __constant to nothing; __device__ tables
 # would be read by global loads, which NVIDIA's OpenCL build does not do),
-# and the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
+# up to its filtering kernels (the bench launches bm3d_filter_group() from
+# its own; the normalising kernels after them need more of OpenCL C), and
+# the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
 # writes them
-sed 's/^__constant uint /__constant__ uint /' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
+sed -e 's/^__constant uint /__constant__ uint /' \
+    -e '/^\/\* The global size is exactly/,$d' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
 python3 - "$OUT/gen/bm3d_matrices.h" <<'PY'
 import math, struct, sys
 F = [[(math.sqrt(1 / 8) if r == 0 else math.sqrt(2 / 8)) *
@@ -40,6 +43,13 @@ for b in search_bench vbm3d_bench filter_bench; do
     # -fmad=false: the kernels are built with FP_CONTRACT OFF
     nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -I"$OUT/gen" -o "$OUT/$b" "$here/$b.cu"
 done
+# vbm3d_bench on rings of bytes, and of RGB bytes (gbrp grouped jointly)
+if wants vbm3d; then
+    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -DDENOISE_RING_T=uchar \
+        -o "$OUT/vbm3d_bench_u8" "$here/vbm3d_bench.cu"
+    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -DDENOISE_RING_T=uchar \
+        -DDENOISE_RING_RGB=1 -o "$OUT/vbm3d_bench_rgb" "$here/vbm3d_bench.cu"
+fi
 if wants search; then
     for k in squares_8x4_u11 squares_8x4_u11_keys rows_5x1 rows_5x1_keys rows_8x3; do
         "$OUT/search_bench" $k 1920 1080 20
@@ -51,6 +61,8 @@ fi
 if wants vbm3d; then
     "$OUT/vbm3d_bench" 1920 1080 6 1 20
     "$OUT/vbm3d_bench" 1920 1080 4 0 20
+    "$OUT/vbm3d_bench_u8" 1920 1080 6 1 20
+    "$OUT/vbm3d_bench_rgb" 1920 1080 6 1 20
 fi
 if wants filter; then
     "$OUT/filter_bench" 1920 1080 20
@@ -72,6 +84,8 @@ if wants search; then
 fi
 if wants vbm3d; then
     profile vbm3d_search1 vbm3d_search "$OUT/vbm3d_bench" 1920 1080 6 1 1
+    profile vbm3d_search1_u8 vbm3d_search "$OUT/vbm3d_bench_u8" 1920 1080 6 1 1
+    profile vbm3d_search1_rgb vbm3d_search "$OUT/vbm3d_bench_rgb" 1920 1080 6 1 1
 fi
 if wants filter; then
     profile filter_ht filter_ht "$OUT/filter_bench" 1920 1080 1
