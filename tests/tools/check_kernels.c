@@ -2632,13 +2632,14 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
         if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
             size_t r = j / nb;
 
-            check_fail(c, "ring of %s, groups of %d, q %d, %dx%d, step %d, radii %d %d, %s, frames %d..%d "
-                       "of %d, t %d (ring %d), grid rows %d..%d: reference (%d, "
-                       "%d) entry %d: got position %u distance %.9g, expected "
-                       "position %u distance %.9g", ring_kind == RING_RGB ?
-                       "RGB bytes" : ring_kind == RING_BYTES ? "bytes" : "floats",
-                       nb, q, w, h, step, vc->radius1,
-                       vc->radius2, vc->levels ? "integer samples" :
+            check_fail(c, "ring of %s, groups of %d, q %d, %dx%d, step %d, "
+                       "radii %d %d, %s, frames %d..%d of %d, t %d (ring %d), "
+                       "grid rows %d..%d: reference (%d, %d) entry %d: got "
+                       "position %u distance %.9g, expected position %u "
+                       "distance %.9g", ring_kind == RING_RGB ? "RGB bytes" :
+                       ring_kind == RING_BYTES ? "bytes" : "floats", nb, q, w,
+                       h, step, vc->radius1, vc->radius2, vc->levels ?
+                       "integer samples" :
                        "fractional samples", lo, hi, vc->last + 1, vc->t, ring,
                        gy_first, gy_end - 1, (int)(r % nx),
                        (int)(r / nx) + gy_first, (int)(j % nb), pos_got[j],
