@@ -166,7 +166,6 @@ typedef struct BM3DGPUContext {
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
     int ring_rgb;                   ///< ... the R, G, B bytes of opponent channels
-    int ring;                       ///< frames in the rings
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
@@ -619,7 +618,6 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * the second step of frame t runs, frames t .. t + 2 future hold sums
      * (the second step's up to t + future, the first step's after) */
     s->acc_ring = s->estim == ESTIMATE_BASIC ? s->future + 1 : 2 * s->future + 1;
-    s->ring     = size->ring;
     s->joint = s->color == COLOR_JOINT && ff_denoise_opencl_joint_possible(&s->dn);
     /* vbm3d_gpu keeps 8-bit frames as bytes in its noisy ring (the integers
      * its float planes would hold, in a quarter of the memory, and its
@@ -704,7 +702,7 @@ static cl_uint ring_stride(const BM3DGPUContext *s, int c)
 {
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
 
-    return s->ring_rgb ? (cl_uint)s->ring * comp->width * comp->height : 0;
+    return s->ring_rgb ? (cl_uint)s->dn.fq.ring * comp->width * comp->height : 0;
 }
 
 /* Step i's search of the groups of component c on the ring 'guide', in the
@@ -1009,7 +1007,7 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
     int slots[DENOISE_MAX_COMPONENTS];
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++)
-        slots[c] = slot + (s->ring_rgb ? c * s->ring : 0);
+        slots[c] = slot + (s->ring_rgb ? c * s->dn.fq.ring : 0);
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
                                         s->joint && s->dn.layout.is_rgb &&
                                         !s->ring_rgb);
