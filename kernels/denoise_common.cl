@@ -43,6 +43,31 @@
 #define DENOISE_RING_RGB 0
 #endif
 
+/*
+ * The sample at p, in a ring of DENOISE_RING_T, as a float. With
+ * DENOISE_RING_RGB the ring is the first of three, of R, G and B, 'stride'
+ * samples apart (one buffer, of bytes), and the sample is their opponent
+ * channel c, the value denoise_opponent_forward() would have stored;
+ * otherwise stride and c are not used. (A pointer rather than a ring and an
+ * index: the callers' addresses stay in their own arithmetic, which the
+ * compiler folds into the loads.)
+ */
+static float denoise_ring_at(__global const DENOISE_RING_T *p, uint stride,
+                             int c)
+{
+#if DENOISE_RING_RGB
+    /* the sums of bytes in integers, exact as in float: fewer instructions
+     * (the searches' limit), the same values */
+    int r = p[0], g = p[stride], b = p[2 * stride];
+
+    return c == 0 ? convert_float(r + g + b) * (1.0f / 3.0f) :
+           c == 1 ? convert_float(r - b) * 0.5f :
+                    convert_float((r + b) - 2 * g) * 0.25f;
+#else
+    return convert_float(*p);
+#endif
+}
+
 __constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |
                                        CLK_ADDRESS_CLAMP_TO_EDGE   |
                                        CLK_FILTER_NEAREST;
@@ -185,31 +210,6 @@ static float3 denoise_opponent_to_rgb(float l, float u, float v)
     float base = l + v * (2.0f / 3.0f);
 
     return (float3)(base + u, l - v * (4.0f / 3.0f), base - u);
-}
-
-/*
- * The sample at p, in a ring of DENOISE_RING_T, as a float. With
- * DENOISE_RING_RGB the ring is the first of three, of R, G and B, 'stride'
- * samples apart (one buffer, of bytes), and the sample is their opponent
- * channel c, the value denoise_opponent_forward() would have stored;
- * otherwise stride and c are not used. (A pointer rather than a ring and an
- * index: the callers' addresses stay in their own arithmetic, which the
- * compiler folds into the loads.)
- */
-static float denoise_ring_at(__global const DENOISE_RING_T *p, uint stride,
-                             int c)
-{
-#if DENOISE_RING_RGB
-    /* the sums of bytes in integers, exact as in float: fewer instructions
-     * (the searches' limit), the same values */
-    int r = p[0], g = p[stride], b = p[2 * stride];
-
-    return c == 0 ? convert_float(r + g + b) * (1.0f / 3.0f) :
-           c == 1 ? convert_float(r - b) * 0.5f :
-                    convert_float((r + b) - 2 * g) * 0.25f;
-#else
-    return convert_float(*p);
-#endif
 }
 
 /* The planes, RGB, to opponent channels in place. The planes start

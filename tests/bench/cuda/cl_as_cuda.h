@@ -71,31 +71,14 @@ __device__ __forceinline__ int clamp(int x, int lo, int hi)
 
 /* What the kernels take from kernels/denoise_common.cl, whose image
  * kernels nvcc cannot build: the rings' sample type (floats, or bytes with
- * -DDENOISE_RING_T=uchar) and their reader denoise_ring_at(), with
- * -DDENOISE_RING_RGB=1 the opponent channels of rings of R, G, B bytes, the
- * same expressions. */
+ * -DDENOISE_RING_T=uchar; with -DDENOISE_RING_RGB=1 rings of R, G, B bytes)
+ * and their reader denoise_ring_at(), the block of denoise_common.cl that
+ * run.sh copies into denoise_ring.cl. */
 typedef unsigned char uchar;
-#ifndef DENOISE_RING_T
-#define DENOISE_RING_T float
-#endif
-#ifndef DENOISE_RING_RGB
-#define DENOISE_RING_RGB 0
-#endif
 #define convert_float(x) ((float)(x))
-
-__device__ __forceinline__ float denoise_ring_at(const DENOISE_RING_T *p,
-                                                 uint stride, int c)
-{
-#if DENOISE_RING_RGB
-    int r = p[0], g = p[stride], b = p[2 * stride];
-
-    return c == 0 ? convert_float(r + g + b) * (1.0f / 3.0f) :
-           c == 1 ? convert_float(r - b) * 0.5f :
-                    convert_float((r + b) - 2 * g) * 0.25f;
-#else
-    return convert_float(*p);
-#endif
-}
+#define static static __device__ __forceinline__
+#include "denoise_ring.cl"
+#undef static
 
 #define CUDA_CHECK(x) do {                                                \
     cudaError_t err_ = (x);                                               \

@@ -25,6 +25,10 @@ wants() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 # its own; the normalising kernels after them need more of OpenCL C), and
 # the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
 # writes them
+# the rings' type and reader, for cl_as_cuda.h: the block of
+# denoise_common.cl from their comment to the end of denoise_ring_at()
+sed -n '/^\/\* The type of the samples of the rings/,/^}/p' "$kernels/denoise_common.cl" \
+    > "$OUT/gen/denoise_ring.cl"
 sed -e 's/^__constant uint /__constant__ uint /' \
     -e '/^\/\* The global size is exactly/,$d' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
 python3 - "$OUT/gen/bm3d_matrices.h" <<'PY'
@@ -45,10 +49,11 @@ for b in search_bench vbm3d_bench filter_bench; do
 done
 # vbm3d_bench on rings of bytes, and of RGB bytes (gbrp grouped jointly)
 if wants vbm3d; then
-    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -DDENOISE_RING_T=uchar \
-        -o "$OUT/vbm3d_bench_u8" "$here/vbm3d_bench.cu"
-    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -DDENOISE_RING_T=uchar \
-        -DDENOISE_RING_RGB=1 -o "$OUT/vbm3d_bench_rgb" "$here/vbm3d_bench.cu"
+    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -I"$OUT/gen" \
+        -DDENOISE_RING_T=uchar -o "$OUT/vbm3d_bench_u8" "$here/vbm3d_bench.cu"
+    nvcc -O3 -arch="$ARCH" -fmad=false -I"$kernels" -I"$OUT/gen" \
+        -DDENOISE_RING_T=uchar -DDENOISE_RING_RGB=1 -o "$OUT/vbm3d_bench_rgb" \
+        "$here/vbm3d_bench.cu"
 fi
 if wants search; then
     for k in squares_8x4_u11 squares_8x4_u11_keys rows_5x1 rows_5x1_keys rows_8x3; do
