@@ -217,12 +217,16 @@ static void bm3d_row_pass(__constant uint *m, __local float *stack, int n,
  * l % 8 of patch l / 8 of the group's n patches (positions from table row
  * r), read from 'plane' (pitch 'width'), transformed and written to
  * 'stack'. With 'two' (the Wiener step's oracle) the same column of plane2
- * goes to stack2 in the same loop, so that the loads overlap.
+ * goes to stack2 in the same loop, so that the loads overlap. Samples are
+ * read by denoise_ring_at(), channel 'channel', or by denoise_basic_at()
+ * from plane where 'basic' and from plane2 always (rings of basic
+ * estimates).
  */
 static void bm3d_load_columns(__constant uint *m, const int kind,
                               __global const DENOISE_RING_T *plane,
                               __global const DENOISE_RING_T *plane2,
-                              const int two, uint stride, int channel,
+                              const int two, const int basic, uint stride,
+                              int channel,
                               __global const uint *positions, int r, int n,
                               int width, int lid, __local float *stack,
                               __local float *stack2)
@@ -234,10 +238,13 @@ static void bm3d_load_columns(__constant uint *m, const int kind,
 
 #pragma unroll
         for (int i = 0; i < K; i++) {
-            s[i] = denoise_ring_at(plane + (p + i * width), stride, channel);
+            s[i] = basic ? denoise_basic_at(plane + (p + i * width), stride,
+                                            channel) :
+                           denoise_ring_at(plane + (p + i * width), stride,
+                                           channel);
             if (two)
-                s2[i] = denoise_ring_at(plane2 + (p + i * width), stride,
-                                        channel);
+                s2[i] = denoise_basic_at(plane2 + (p + i * width), stride,
+                                         channel);
         }
         bm3d_line_apply(m, kind, s, y);
 #pragma unroll
@@ -276,7 +283,8 @@ static void bm3d_stack_read(__local const float *stack, int n, int lid,
  */
 static void bm3d_transform_forward(__global const DENOISE_RING_T *plane,
                                    __global const DENOISE_RING_T *plane2,
-                                   const int two, uint stride, int channel,
+                                   const int two, const int basic,
+                                   uint stride, int channel,
                                    __global const uint *positions, int r,
                                    int n, int width, __constant uint *fwd,
                                    const int dct, int lid,
@@ -285,7 +293,7 @@ static void bm3d_transform_forward(__global const DENOISE_RING_T *plane,
 {
     const int kind = dct ? BM3D_PASS_DCT : BM3D_PASS_MATRIX;
 
-    bm3d_load_columns(fwd, kind, plane, plane2, two, stride, channel,
+    bm3d_load_columns(fwd, kind, plane, plane2, two, basic, stride, channel,
                       positions, r, n, width, lid, stack, stack2);
     bm3d_row_pass(fwd, stack, n, kind, lid);
     if (two)
@@ -521,9 +529,9 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * filtering (wiener == 1) of the noisy stack with the basic estimate's as
  * the oracle. 'noisy' and 'basic' are rings of 'ring' planes of plane_size
  * samples, and positions index them; the reference frame is in ref_slot.
- * Their samples are read as denoise_ring_at() reads them: with
- * DENOISE_RING_RGB, opponent channel 'channel' of three rings of RGB bytes
- * 'stride' samples apart.
+ * Their samples are read as denoise_ring_at() and denoise_basic_at() read
+ * them: with DENOISE_RING_RGB, opponent channel 'channel' of three rings of
+ * bytes 'stride' samples apart (of R, G, B, and of opponent channels).
  * Every patch of the group lying in the nb_aggregated frames from the
  * reference one on is added at its position to num, and its weight at its
  * top-left sample to weights: rings of acc_ring planes where the reference
@@ -569,21 +577,22 @@ static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
     const int dct = wiener || BM3D_DCT1;
 
     if (wiener && BM3D_LOAD_BOTH) {
-        bm3d_transform_forward(noisy, basic, 1, stride, channel, positions, r,
-                               n, width, fwd, dct, lid, stack,
+        bm3d_transform_forward(noisy, basic, 1, 0, stride, channel, positions,
+                               r, n, width, fwd, dct, lid, stack,
                                stack + NB * PATCH_PITCH, x, oracle);
     } else if (wiener) {
         /* the oracle first, through the same stack */
-        bm3d_transform_forward(basic, NULL, 0, stride, channel, positions, r,
-                               n, width, fwd, dct, lid, stack, NULL, oracle,
-                               NULL);
+        bm3d_transform_forward(basic, NULL, 0, 1, stride, channel, positions,
+                               r, n, width, fwd, dct, lid, stack, NULL,
+                               oracle, NULL);
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (wiener)
         bm3d_group_forward(oracle, n);
     if (!(wiener && BM3D_LOAD_BOTH))
-        bm3d_transform_forward(noisy, NULL, 0, stride, channel, positions, r,
-                               n, width, fwd, dct, lid, stack, NULL, x, NULL);
+        bm3d_transform_forward(noisy, NULL, 0, 0, stride, channel, positions,
+                               r, n, width, fwd, dct, lid, stack, NULL, x,
+                               NULL);
     bm3d_group_forward(x, n);
 
 #pragma unroll
@@ -661,7 +670,9 @@ BM3D_FILTER_KERNEL(bm3d_filter_wiener, 1)
  * d = fma(k[a], h, d) from d = 0, where (x - b, y - a) lies in the plane.
  * With to_integers (the basic estimate of 8-bit frames) the result is
  * rounded to the nearest integer, ties to even, within 0 .. 255;
- * bm3d_normalise_u8 always rounds so, into a plane of bytes.
+ * bm3d_normalise_u8 always rounds so, but within low .. low + 255, into a
+ * plane of bytes that stores it minus low (low is -128 for the basic
+ * estimate's opponent channels U and V of RGB, 0 otherwise).
  * A work-group of 16x8 work-items does 16x64 samples, NORM_R rows each (so
  * the global size is the plane's width by its height / NORM_R): it first
  * reads the weights of its samples and of the 7 columns to their left and 7
@@ -734,11 +745,19 @@ static float bm3d_to_integer(float v)
     return clamp(rint(v), 0.0f, 255.0f);
 }
 
-#define BM3D_NORMALISE_KERNEL(name, type, store)                               \
+/* The nearest integer to v, ties to even, within low .. low + 255, minus
+ * low. */
+static uchar bm3d_to_byte(float v, int low)
+{
+    return (uchar)(convert_int(clamp(rint(v), (float)low, (float)(low + 255))) -
+                   low);
+}
+
+#define BM3D_NORMALISE_KERNEL(name, type, last, store)                         \
 __kernel __attribute__((reqd_work_group_size(NORM_W, NORM_H, 1)))              \
 void name(__global const long *num, __global const long *weights,              \
           uint src_offset, __constant float *kaiser, __global type *dst,       \
-          uint dst_offset, int width, int height, int to_integers)             \
+          uint dst_offset, int width, int height, int last)                    \
 {                                                                              \
     __local float tile[NORM_TILE_H * NORM_TILE_W];                             \
     __local float rows[NORM_TILE_H * NORM_W];                                  \
@@ -752,32 +771,7 @@ void name(__global const long *num, __global const long *weights,              \
         dst[i] = store;                                                        \
 }
 
-BM3D_NORMALISE_KERNEL(bm3d_normalise, float,
+BM3D_NORMALISE_KERNEL(bm3d_normalise, float, to_integers,
                       to_integers ? bm3d_to_integer(v[j]) : v[j])
-BM3D_NORMALISE_KERNEL(bm3d_normalise_u8, uchar,
-                      (uchar)bm3d_to_integer(v[j]))
-
-/*
- * The basic estimate of an RGB frame filtered in opponent channels, its
- * normalised planes l, u, v, into the R, G and B rings of bytes whose slot
- * starts 'offset' samples into 'ring', the rings 'stride' samples apart:
- * back to RGB, then rounded as bm3d_normalise_u8 rounds.
- */
-__kernel void bm3d_basic_rgb_u8(__global const float *l,
-                                __global const float *u,
-                                __global const float *v, __global uchar *ring,
-                                int width, int height, uint offset,
-                                uint stride)
-{
-    int x = get_global_id(0);
-    int y = get_global_id(1);
-    uint i = y * width + x, o = offset + i;
-    float3 rgb;
-
-    if (x >= width || y >= height)
-        return;
-    rgb = denoise_opponent_to_rgb(l[i], u[i], v[i]);
-    ring[o]              = (uchar)bm3d_to_integer(rgb.x);
-    ring[o + stride]     = (uchar)bm3d_to_integer(rgb.y);
-    ring[o + 2 * stride] = (uchar)bm3d_to_integer(rgb.z);
-}
+BM3D_NORMALISE_KERNEL(bm3d_normalise_u8, uchar, low,
+                      bm3d_to_byte(v[j], low))

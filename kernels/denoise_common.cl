@@ -37,8 +37,9 @@
 #define DENOISE_RING_T float
 #endif
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
- * channels are filtered (vbm3d_gpu, RGB grouped jointly): see
- * denoise_ring_at(). */
+ * channels are filtered, and their basic estimates as bytes of opponent
+ * channels (vbm3d_gpu, RGB grouped jointly): see denoise_ring_at() and
+ * denoise_basic_at(). */
 #ifndef DENOISE_RING_RGB
 #define DENOISE_RING_RGB 0
 #endif
@@ -67,6 +68,24 @@ static float denoise_ring_at(__global const DENOISE_RING_T *p, uint stride,
     return convert_float(*p);
 #endif
 }
+
+/*
+ * The sample at p, in a ring of basic estimates, as a float. With
+ * DENOISE_RING_RGB the ring is the first of three, of the opponent channels
+ * Y, U and V, 'stride' samples apart (one buffer, of bytes), each sample an
+ * integer stored as Y, U + 128 or V + 128 (bm3d_normalise_u8), and the
+ * sample is channel c's; otherwise as denoise_ring_at().
+ */
+static float denoise_basic_at(__global const DENOISE_RING_T *p, uint stride,
+                              int c)
+{
+#if DENOISE_RING_RGB
+    return convert_float((int)p[c * stride] - (c ? 128 : 0));
+#else
+    return convert_float(*p);
+#endif
+}
+/* (end of the rings' readers) */
 
 __constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |
                                        CLK_ADDRESS_CLAMP_TO_EDGE   |

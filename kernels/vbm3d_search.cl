@@ -34,10 +34,19 @@
  * scanned a row of candidates at a time (0 to VBM3D_RMAX). 'frames' is a
  * ring of 'ring' planes. Like patch_search, a launch covers the grid rows
  * gy_first to ny - 1, table r = (gy - gy_first) * nx + gx. Samples are
- * read by denoise_ring_at(), channel 0 ('stride': see there).
+ * read by denoise_ring_at(), channel 0, or, where 'basic' (a constant of
+ * each kernel), the ring being one of basic estimates, by
+ * denoise_basic_at() ('stride': see there).
  */
 
 #define Q VBM3D_Q
+
+static float vbm3d_sample(__global const DENOISE_RING_T *p, uint stride,
+                          const int basic)
+{
+    return basic ? denoise_basic_at(p, stride, 0) :
+                   denoise_ring_at(p, stride, 0);
+}
 
 /*
  * Offer the candidate p of distance d to the table (dist, pos) of Q
@@ -76,7 +85,8 @@ static void vbm3d_merge(float *gdist, uint *gpos, const float *dist,
  * stops once 'limit' is reached. */
 static float vbm3d_distance(const float *ref,
                             __global const DENOISE_RING_T *b,
-                            int width, uint stride, float limit)
+                            int width, uint stride, const int basic,
+                            float limit)
 {
     float ssd = 0.0f;
 
@@ -85,7 +95,7 @@ static float vbm3d_distance(const float *ref,
 #pragma unroll
         for (int i = 0; i < K; i++) {
             float d = ref[j * K + i] -
-                      denoise_ring_at(b + j * width + i, stride, 0);
+                      vbm3d_sample(b + j * width + i, stride, basic);
             row = fma(d, d, row);
         }
         ssd += row;
@@ -102,7 +112,8 @@ static float vbm3d_distance(const float *ref,
  * change which candidates enter).
  */
 static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
-                              uint stride, const float *ref, int width,
+                              uint stride, const int basic,
+                              const float *ref, int width,
                               int height, int slot, int cx, int cy, int radius,
                               const int rmax, uint exclude, int dedupe,
                               float *dist, uint *pos)
@@ -117,7 +128,7 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
             for (int x = xs; x <= xe; x++) {
                 uint p = slot * plane_size + y * width + x;
                 float d = vbm3d_distance(ref, frames + p, width, stride,
-                                         dist[Q - 1]);
+                                         basic, dist[Q - 1]);
 
                 vbm3d_offer(dist, pos, d, p, exclude, dedupe);
             }
@@ -138,8 +149,8 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
 
 #pragma unroll
             for (int i = 0; i < 2 * rmax + K; i++)
-                row[i] = denoise_ring_at(line + clamp(cx - rmax + i, 0, width - 1),
-                                         stride, 0);
+                row[i] = vbm3d_sample(line + clamp(cx - rmax + i, 0, width - 1),
+                                      stride, basic);
 #pragma unroll
             for (int c = 0; c < 2 * rmax + 1; c++) {
                 float sum = 0.0f;
@@ -165,7 +176,7 @@ static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
 /* The best Q patches of plane 'slot' around the centres of the table
  * (cdist, cpos) of the previous frame, a patch reached twice counting once. */
 static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
-                               uint stride, const float *ref,
+                               uint stride, const int basic, const float *ref,
                                int width, int height, int slot, int radius,
                                const float *cdist, const uint *cpos,
                                float *dist, uint *pos)
@@ -185,7 +196,7 @@ static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
         uint centre = cpos[c] % plane_size;
 
         if (cdist[c] != INFINITY)
-            vbm3d_scan_window(frames, stride, ref, width, height, slot,
+            vbm3d_scan_window(frames, stride, basic, ref, width, height, slot,
                               centre % width, centre / width, radius,
                               VBM3D_R2MAX, UINT_MAX, 1, dist, pos);
     }
@@ -194,7 +205,8 @@ static void vbm3d_search_frame(__global const DENOISE_RING_T *frames,
 /* Follow the motion from the reference frame's table through nb_frames
  * frames in direction dir (1: forward, -1: backward). */
 static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
-                                   uint stride, const float *ref, int width,
+                                   uint stride, const int basic,
+                                   const float *ref, int width,
                                    int height, int ring, int ref_slot, int dir,
                                    int nb_frames, int radius,
                                    const float *ref_dist, const uint *ref_pos,
@@ -211,8 +223,8 @@ static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
     for (int d = 1; d <= nb_frames; d++) {
         int slot = ((ref_slot + dir * d) % ring + ring) % ring;
 
-        vbm3d_search_frame(frames, stride, ref, width, height, slot, radius,
-                           cdist, cpos, dist, pos);
+        vbm3d_search_frame(frames, stride, basic, ref, width, height, slot,
+                           radius, cdist, cpos, dist, pos);
         vbm3d_merge(gdist, gpos, dist, pos, 0);
 #pragma unroll
         for (int k = 0; k < Q; k++) {
@@ -222,22 +234,23 @@ static void vbm3d_search_direction(__global const DENOISE_RING_T *frames,
     }
 }
 
-__kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
-                           uint stride,
-                           int width,
-                           int height,
-                           int ring,
-                           int ref_slot,
-                           int nb_past,
-                           int nb_future,
-                           int step,
-                           int nx,
-                           int ny,
-                           int gy_first,
-                           int radius1,
-                           int radius2,
-                           __global uint *positions,
-                           __global float *distances)
+static void vbm3d_search_group(__global const DENOISE_RING_T *frames,
+                               uint stride,
+                               const int basic,
+                               int width,
+                               int height,
+                               int ring,
+                               int ref_slot,
+                               int nb_past,
+                               int nb_future,
+                               int step,
+                               int nx,
+                               int ny,
+                               int gy_first,
+                               int radius1,
+                               int radius2,
+                               __global uint *positions,
+                               __global float *distances)
 {
     int gx = get_global_id(0);
     int gy = gy_first + get_global_id(1);
@@ -257,8 +270,8 @@ __kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
     for (int j = 0; j < K; j++)
 #pragma unroll
         for (int i = 0; i < K; i++)
-            ref[j * K + i] = denoise_ring_at(frames + (ref_pos + j * width + i),
-                                             stride, 0);
+            ref[j * K + i] = vbm3d_sample(frames + (ref_pos + j * width + i),
+                                          stride, basic);
 
     /* the reference frame: the reference patch first, then its window */
 #pragma unroll
@@ -268,16 +281,35 @@ __kernel void vbm3d_search(__global const DENOISE_RING_T *frames,
     }
     dist[0] = 0.0f;
     pos[0]  = ref_pos;
-    vbm3d_scan_window(frames, stride, ref, width, height, ref_slot, x0, y0,
-                      radius1, VBM3D_R1MAX, ref_pos, 0, dist, pos);
+    vbm3d_scan_window(frames, stride, basic, ref, width, height, ref_slot,
+                      x0, y0, radius1, VBM3D_R1MAX, ref_pos, 0, dist, pos);
 
     search_init(gdist, gpos, ref_pos, 1);
     vbm3d_merge(gdist, gpos, dist, pos, 1);
     /* forward (d = 0), then backward, one copy of the code */
 #pragma unroll 1
     for (int d = 0; d < 2; d++)
-        vbm3d_search_direction(frames, stride, ref, width, height, ring,
+        vbm3d_search_direction(frames, stride, basic, ref, width, height, ring,
                                ref_slot, d ? -1 : 1, d ? nb_past : nb_future,
                                radius2, dist, pos, gdist, gpos);
     search_store(gdist, gpos, (gy - gy_first) * nx + gx, positions, distances);
 }
+
+#define VBM3D_SEARCH_KERNEL(name, basic)                                       \
+__kernel void name(__global const DENOISE_RING_T *frames, uint stride,         \
+                   int width, int height, int ring, int ref_slot,              \
+                   int nb_past, int nb_future, int step, int nx, int ny,       \
+                   int gy_first, int radius1, int radius2,                     \
+                   __global uint *positions, __global float *distances)        \
+{                                                                              \
+    vbm3d_search_group(frames, stride, basic, width, height, ring, ref_slot,   \
+                       nb_past, nb_future, step, nx, ny, gy_first, radius1,    \
+                       radius2, positions, distances);                         \
+}
+
+/* The search on a ring of frames, and on one of basic estimates where
+ * these are read otherwise (RGB rings: the second step's search). */
+VBM3D_SEARCH_KERNEL(vbm3d_search, 0)
+#if DENOISE_RING_RGB
+VBM3D_SEARCH_KERNEL(vbm3d_search_basic, 1)
+#endif

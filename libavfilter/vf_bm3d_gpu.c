@@ -161,11 +161,11 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_bm3d_filter_wiener;
     cl_kernel kernel_bm3d_normalise;
     cl_kernel kernel_bm3d_normalise_u8; ///< the basic estimate into a ring of bytes
-    cl_kernel kernel_bm3d_basic_rgb_u8; ///< the same, opponent channels to RGB bytes
     cl_kernel kernel_vbm3d_search;  ///< predictive search
+    cl_kernel kernel_vbm3d_search_basic; ///< ... on basic estimates in RGB rings
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
-    int ring_rgb;                   ///< ... the R, G, B bytes of opponent channels
+    int ring_rgb;                   ///< ... R, G, B and opponent channels' bytes
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
@@ -451,12 +451,12 @@ static int build_program(AVFilterContext *avctx)
     CL_CREATE_KERNEL(s, bm3d_filter_ht);
     CL_CREATE_KERNEL(s, bm3d_filter_wiener);
     CL_CREATE_KERNEL(s, bm3d_normalise);
-    if (s->ring_rgb)
-        CL_CREATE_KERNEL(s, bm3d_basic_rgb_u8);
-    else if (s->ring_bytes)
+    if (s->ring_bytes)
         CL_CREATE_KERNEL(s, bm3d_normalise_u8);
     if (s->video)
         CL_CREATE_KERNEL(s, vbm3d_search);
+    if (s->ring_rgb)
+        CL_CREATE_KERNEL(s, vbm3d_search_basic);
     return 0;
 fail:
     return err;
@@ -625,8 +625,8 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * integers, in its basic ring, unless sigma=curve's transform makes
      * fractions of them or the ring is one frame, whose float plane then
      * takes the output. RGB grouped jointly keeps the R, G, B bytes, which
-     * its kernels read as opponent channels, and its basic estimate back in
-     * RGB, rounded. */
+     * its kernels read as opponent channels, and its basic estimate as
+     * opponent channels rounded to integers, U and V stored plus 128. */
     s->ring_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
                     s->dn.sigma != DENOISE_SIGMA_CURVE;
     s->ring_rgb   = s->ring_bytes && s->joint && s->dn.layout.is_rgb;
@@ -696,13 +696,22 @@ static int clear_accumulators(AVFilterContext *avctx, int i, int64_t t)
     return 0;
 }
 
-/* The distance between the R, G and B rings of component c where the rings
- * hold RGB bytes (denoise_ring_at()), else 0. */
+/* The distance between the three channels' rings of component c where the
+ * rings hold RGB bytes and the basic estimates' opponent channels as bytes
+ * (denoise_ring_at(), denoise_basic_at()), else 0. */
 static cl_uint ring_stride(const BM3DGPUContext *s, int c)
 {
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
 
     return s->ring_rgb ? (cl_uint)s->dn.fq.ring * comp->width * comp->height : 0;
+}
+
+/* The plane of slot 'slot' of component c's ring, counted in planes from
+ * the start of its buffer: with rings of RGB bytes, components 1 and 2 have
+ * their rings after component 0's, in the same buffer. */
+static int ring_plane(const BM3DGPUContext *s, int c, int slot)
+{
+    return slot + (s->ring_rgb ? c * s->dn.fq.ring : 0);
 }
 
 /* Step i's search of the groups of component c on the ring 'guide', in the
@@ -735,64 +744,43 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     /* work-groups of 16x4 reference blocks: on the H100, 2 % faster than
      * 16x8 (more work-groups, so the SMs end together) and than 8x8, 32x2
      * or 64x1 (their windows share less of the cache) */
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_vbm3d_search, args,
-                                 FF_ARRAY_ELEMS(args), ds->nx,
+    return ff_denoise_opencl_run(avctx, &s->dn,
+                                 i && s->ring_rgb ? s->kernel_vbm3d_search_basic :
+                                                    s->kernel_vbm3d_search,
+                                 args, FF_ARRAY_ELEMS(args), ds->nx,
                                  gy_end - gy_first, 16, 4, stage);
 }
 
 /* The estimate that step i summed in slot 'slot' of component c's
  * accumulators (num / den, den from the patch weights), into slot dst_slot
  * of the ring dst; the basic estimate rounded to integers where round_basic
- * says, and rounded into bytes where the basic ring holds them. */
+ * says, and rounded into bytes where the basic ring holds them (the
+ * opponent channels U and V of RGB stored plus 128). */
 static int normalise(AVFilterContext *avctx, int c, int i, int slot,
                      cl_mem dst, int dst_slot)
 {
     BM3DGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
+    int to_bytes = s->ring_bytes && dst == s->basic[c];
     cl_uint samples = comp->width * comp->height;
-    cl_uint src_offset = slot * samples, dst_offset = dst_slot * samples;
-    cl_int to_integers = i == 0 && s->round_basic;
-    cl_kernel kernel = s->ring_bytes && dst == s->basic[c] ?
-                       s->kernel_bm3d_normalise_u8 : s->kernel_bm3d_normalise;
+    cl_uint src_offset = slot * samples;
+    cl_uint dst_offset = (to_bytes ? ring_plane(s, c, dst_slot) : dst_slot) * samples;
+    /* bm3d_normalise: rounding or not; bm3d_normalise_u8: the lowest value */
+    cl_int last = to_bytes ? (s->ring_rgb && c ? -128 : 0) :
+                  i == 0 && s->round_basic;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->num[c]), DENOISE_ARG(s->weights[c]),
         DENOISE_ARG(src_offset), DENOISE_ARG(s->kaiser), DENOISE_ARG(dst),
         DENOISE_ARG(dst_offset), DENOISE_ARG(comp->width),
-        DENOISE_ARG(comp->height), DENOISE_ARG(to_integers),
+        DENOISE_ARG(comp->height), DENOISE_ARG(last),
     };
+    cl_kernel kernel = to_bytes ? s->kernel_bm3d_normalise_u8 :
+                                  s->kernel_bm3d_normalise;
 
     return ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
                                  FF_ARRAY_ELEMS(args), comp->width,
                                  (comp->height + NORMALISE_ROWS - 1) /
                                  NORMALISE_ROWS, 0, 0, STAGE_NORMALISE);
-}
-
-/*
- * The basic estimate that step 1 summed in slot 'slot' of the accumulators
- * of the three opponent channels, into slot dst_slot of the rings of RGB
- * bytes: normalised into the output planes, free until the second step's
- * estimate (the previous frame's is written out), then back to RGB.
- */
-static int normalise_basic_rgb(AVFilterContext *avctx, int slot, int dst_slot)
-{
-    BM3DGPUContext *s = avctx->priv;
-    const DenoiseComponent *comp = &s->dn.layout.comp[0];
-    cl_uint offset = (cl_uint)dst_slot * comp->width * comp->height;
-    cl_uint stride = ring_stride(s, 0);
-    const OpenCLKernelArg args[] = {
-        DENOISE_ARG(s->dst[0]), DENOISE_ARG(s->dst[1]), DENOISE_ARG(s->dst[2]),
-        DENOISE_ARG(s->basic[0]), DENOISE_ARG(comp->width),
-        DENOISE_ARG(comp->height), DENOISE_ARG(offset), DENOISE_ARG(stride),
-    };
-
-    for (int c = 0; c < 3; c++) {
-        int err = normalise(avctx, c, 0, slot, s->dst[c], 0);
-        if (err < 0)
-            return err;
-    }
-    return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_bm3d_basic_rgb_u8,
-                                 args, FF_ARRAY_ELEMS(args), comp->width,
-                                 comp->height, 0, 0, STAGE_NORMALISE);
 }
 
 /*
@@ -892,12 +880,6 @@ static int run_step(AVFilterContext *avctx, int i, int64_t t, int64_t last)
          * finish_frame() normalises it into the output planes instead) */
         if (i == 0 && s->estim == ESTIMATE_BASIC)
             continue;
-        if (i == 0 && s->ring_rgb) {
-            err = normalise_basic_rgb(avctx, acc_slot(s, t), win.ref_slot);
-            if (err < 0)
-                return err;
-            continue;
-        }
         for (int c = c0; c < c0 + n; c++) {
             err = normalise(avctx, c, i, acc_slot(s, t),
                             i ? s->dst[c] : s->basic[c], i ? 0 : win.ref_slot);
@@ -1007,7 +989,7 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
     int slots[DENOISE_MAX_COMPONENTS];
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++)
-        slots[c] = slot + (s->ring_rgb ? c * s->dn.fq.ring : 0);
+        slots[c] = ring_plane(s, c, slot);
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
                                         s->joint && s->dn.layout.is_rgb &&
                                         !s->ring_rgb);
@@ -1077,8 +1059,8 @@ static av_cold void bm3d_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_bm3d_filter_wiener);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise);
     CL_RELEASE_KERNEL(s->kernel_bm3d_normalise_u8);
-    CL_RELEASE_KERNEL(s->kernel_bm3d_basic_rgb_u8);
     CL_RELEASE_KERNEL(s->kernel_vbm3d_search);
+    CL_RELEASE_KERNEL(s->kernel_vbm3d_search_basic);
     CL_RELEASE_MEMORY(s->kaiser);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);

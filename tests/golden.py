@@ -134,6 +134,9 @@ VBM3D_CASES = [
     (40, 32, 6, 16, "sigma=20"),
     (48, 40, 6, "rgb8", "sigma=20"),
     (48, 40, 6, "rgb8", "sigma=20:color=planes:past=1:future=1"),
+    # RGB's basic estimates as opponent bytes, read apart by the Wiener
+    # step of groups of 32
+    (48, 40, 6, "rgb8", "sigma=20:group2=32"),
 ]
 
 # nlmeans_gpu with a temporal window: (width, height, frames, bits, options)

@@ -9,6 +9,8 @@
 #
 # Environment: FFMPEG, OPENCL_DEVICE, PYTHON, ROBUST_CASES (10000),
 # ROBUST_CHUNK (500), ROBUST_JOBS (2), ROBUST_DIR (build/robustness-long),
+# ROBUST_SEED (robustness.py's own seed when unset; a new seed wants a new
+# ROBUST_DIR, since the chunks' logs do not record it),
 # ROBUST_ONLY_SUM=1 to add up the logs without running anything.
 set -u
 cd "$(dirname "$0")/.."
@@ -18,6 +20,8 @@ cases=${ROBUST_CASES:-10000}
 chunk=${ROBUST_CHUNK:-500}
 jobs=${ROBUST_JOBS:-2}
 dir=${ROBUST_DIR:-build/robustness-long}
+seed_arg=()
+[ -n "${ROBUST_SEED:-}" ] && seed_arg=(--seed "$ROBUST_SEED")
 mkdir -p "$dir"
 
 if [ "${ROBUST_ONLY_SUM:-0}" != 1 ]; then
@@ -31,7 +35,8 @@ if [ "${ROBUST_ONLY_SUM:-0}" != 1 ]; then
         fi
         echo "robustness_long.sh: cases $first to $((first + n - 1)) -> $log"
         FFMPEG=$FFMPEG OPENCL_DEVICE=${OPENCL_DEVICE:-} "$PYTHON" tests/robustness.py \
-            --first "$first" --cases "$n" --jobs "$jobs" > "$log.part" 2>&1
+            "${seed_arg[@]}" --first "$first" --cases "$n" --jobs "$jobs" \
+            > "$log.part" 2>&1
         mv "$log.part" "$log"
         tail -1 "$log"
     done

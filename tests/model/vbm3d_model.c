@@ -335,9 +335,8 @@ static void close_frame(const BM3DTables *tables, const Sequence *seq, int f,
 
 /*
  * The basic estimate of frame t, out[c][t], rounded to integers within
- * 0 .. 255, as vbm3d_gpu's rings of bytes hold it: opponent channels of RGB
- * back to R, G, B first (bm3d_basic_rgb_u8), and from the rounded R, G, B
- * again (denoise_ring_at()).
+ * 0 .. 255, as vbm3d_gpu's rings of bytes hold it; the opponent channels U
+ * and V of RGB within -128 .. 127 (stored plus 128, bm3d_normalise_u8).
  */
 static void round_basic(const Sequence *seq, float *const *const out[3], int t)
 {
@@ -350,15 +349,10 @@ static void round_basic(const Sequence *seq, float *const *const out[3], int t)
             bm3d_round_to_integers(out[c][t], size);
         return;
     }
-    for (p = 0; p < size; p++) {
-        float rgb[3], o[3];
-
-        opponent_inverse(out[0][t][p], out[1][t][p], out[2][t][p], rgb);
-        bm3d_round_to_integers(rgb, 3);
-        opponent_forward(rgb[0], rgb[1], rgb[2], o);
-        for (c = 0; c < 3; c++)
-            out[c][t][p] = o[c];
-    }
+    bm3d_round_to_integers(out[0][t], size);
+    for (c = 1; c < 3; c++)
+        for (p = 0; p < size; p++)
+            out[c][t][p] = fminf(fmaxf(rintf(out[c][t][p]), -128.0f), 127.0f);
 }
 
 /*

@@ -32,12 +32,9 @@
  *   bm3d_normalise       random fixed-point sums against bm3d_divide(),
  *                        with 64-bit atomics (where the device has them)
  *                        and with pairs of 32-bit words; bm3d_normalise_u8
- *                        (into bytes) against the same, rounded
- *   bm3d_basic_rgb_u8    random opponent planes into a slot of rings of
- *                        R, G, B bytes against opponent.h's
- *                        opponent_inverse() and bm3d_round_to_integers()
- *                        (vbm3d_model.c's round_basic()), the other bytes
- *                        unchanged
+ *                        (into bytes) against the same, rounded, within
+ *                        0 .. 255 or -128 .. 127 plus 128 (vbm3d_model.c's
+ *                        round_basic()), the other bytes unchanged
  *   patch_search         small random planes (few levels, for ties, or
  *                        fractional samples), steps, radii, windows of
  *                        frames in a ring, bands, ref_first, skipped
@@ -69,7 +66,8 @@
  *                        ("Aggregation"): within its (n + K + 10) u Vmax
  *                        (the order of the float sums is free)
  *   vbm3d_search         moving random frames in a ring of P + 2F + 1 (of
- *                        floats; of bytes and of RGB bytes, integers),
+ *                        floats; of bytes, of RGB bytes and, with
+ *                        vbm3d_search_basic, of opponent bytes: integers),
  *                        windows truncated or not, causal or not, q 1, 2, 8,
  *                        groups of 8 to 32, windows scanned by rows or one
  *                        candidate at a time, bands, against the video
@@ -511,8 +509,10 @@ static cl_program build_nlmeans_program(int search_channels)
 }
 
 /* The rings of frames of vbm3d_gpu's program: floats, bytes (8-bit
- * frames), or the R, G, B bytes of RGB frames grouped jointly. */
-enum { RING_FLOAT, RING_BYTES, RING_RGB };
+ * frames), or the R, G, B bytes of RGB frames grouped jointly, whose basic
+ * estimates are rings of bytes of opponent channels (RING_RGB_BASIC: the
+ * program of RING_RGB, its second step's search). */
+enum { RING_FLOAT, RING_BYTES, RING_RGB, RING_RGB_BASIC };
 
 /*
  * vbm3d_gpu's program as build_program() of vf_bm3d_gpu.c builds it with
@@ -532,7 +532,7 @@ static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
              "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n"
              "#define DENOISE_RING_T %s\n#define DENOISE_RING_RGB %d\n", nb,
              0, int64_atomics, q, r1max, r2max,
-             ring_kind == RING_FLOAT ? "float" : "uchar", ring_kind == RING_RGB);
+             ring_kind == RING_FLOAT ? "float" : "uchar", ring_kind >= RING_RGB);
     append_transforms(defines, 0);
     return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
@@ -963,14 +963,21 @@ static int64_t random_fixed(int positive)
  * from 0 to 5 (the filters' range); rounded to integers (the basic estimate
  * of 8-bit frames) or not, at random. With 'bytes' (bm3d_normalise_u8, the
  * basic estimate into vbm3d_gpu's ring of bytes) always rounded, into a
- * plane of bytes.
+ * plane of bytes, within 0 .. 255 or, at random, -128 .. 127 stored plus
+ * 128 (RGB's opponent channels U and V, the samples then from -138 to 137).
+ * With 'ties', exact halves: weights of 1 on the grid only, a Kaiser
+ * window of beta 0 (all 1), so that den is 1, and num an integer plus a
+ * half.
  */
 static void normalise_case(Check *c, cl_kernel k, const char *variant,
-                           int w, int h, int sparse, int bytes)
+                           int w, int h, int sparse, int ties, int bytes)
 {
     size_t plane = (size_t)w * h;
-    float beta = rndf(0.0f, 5.0f);
+    float beta = ties ? 0.0f : rndf(0.0f, 5.0f);
     cl_int to_integers = bytes || rnd(2);
+    cl_int low = bytes && rnd(2) ? -128 : 0;
+    /* the kernels' last argument: the lowest value, or whether to round */
+    cl_int last = bytes ? low : to_integers;
     /* what the samples outside the output slot hold before and after */
     const float untouched = bytes ? 165.0f : -1234.5f;
     BM3DTables t;
@@ -988,10 +995,17 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
     for (size_t j = 0; j < 2 * plane; j++) {
         int x = j % plane % w, y = j % plane / w;
 
-        weights[j] = !sparse || (x % 8 == 0 && y % 8 == 0) || rnd(4) == 0 ?
-                     random_fixed(1) : 0;
+        int grid = x % 8 == 0 && y % 8 == 0;
+
+        if (ties) {
+            weights[j] = grid ? (int64_t)1 << 32 : 0;
+            num[j] = (int64_t)((low - 10 + (int)rnd(276) + 0.5) * 4294967296.0);
+            continue;
+        }
+        weights[j] = !sparse || grid || rnd(4) == 0 ? random_fixed(1) : 0;
         num[j] = rnd(2) ? random_fixed(0) :
-                 (int64_t)((double)random_fixed(1) * 64 * rndf(-10.0f, 265.0f));
+                 (int64_t)((double)random_fixed(1) * 64 *
+                           rndf(low - 10.0f, low + 265.0f));
     }
     for (size_t j = 0; j < 3 * plane; j++)
         exp[j] = untouched;
@@ -1012,7 +1026,7 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
     {
         const Arg args[] = {
             ARG(bnum), ARG(bweights), ARG(src_offset), ARG(bkaiser), ARG(dst),
-            ARG(dst_offset), ARG(w), ARG(h), ARG(to_integers),
+            ARG(dst_offset), ARG(w), ARG(h), ARG(last),
         };
         run_kernel(k, args, 9, w, (h + 7) / 8, 0, 0);  /* NORMALISE_ROWS */
     }
@@ -1027,16 +1041,17 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
         read_buffer(dst, 3 * plane * sizeof(float), got);
     }
     bm3d_divide(&t, num + plane, weights + plane, w, h, exp + 2 * plane);
-    if (to_integers)
-        bm3d_round_to_integers(exp + 2 * plane, plane);
+    for (size_t j = 2 * plane; j < 3 * plane && to_integers; j++)
+        exp[j] = fminf(fmaxf(rintf(exp[j]), low), low + 255.0f) - low;
 
     c->cases++;
     i = first_float_diff(got, exp, 3 * plane);
     if (i >= 0)
         check_fail(c, "%s, %dx%d%s%s, beta %g: slot %ld, (%ld, %ld): got "
                    "%.9g, expected %.9g (num %" PRId64 ")", variant, w, h,
-                   sparse ? " sparse" : "",
-                   bytes ? " to bytes" : to_integers ? " to integers" : "",
+                   ties ? " ties" : sparse ? " sparse" : "",
+                   bytes ? (low ? " to bytes from -128" : " to bytes") :
+                   to_integers ? " to integers" : "",
                    beta, i / (long)plane,
                    i % (long)plane % w, i % (long)plane / w, got[i], exp[i],
                    i >= (long)(2 * plane) ? num[i - plane] : 0);
@@ -1068,101 +1083,14 @@ static void check_normalise(cl_program *progs, const char *const *variants,
                                                        "bm3d_normalise");
 
             for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++)
-                for (int sparse = 0; sparse < 2; sparse++)
+                for (int mode = 0; mode < 3; mode++)   /* dense, sparse, ties */
                     normalise_case(&c, k, variants[p], small_sizes[s].w,
-                                   small_sizes[s].h, sparse, bytes);
+                                   small_sizes[s].h, mode == 1, mode == 2,
+                                   bytes);
             clReleaseKernel(k);
         }
     }
     check_end(&c);
-}
-
-/* ---------------------------------------------------------------------- */
-/* bm3d_basic_rgb_u8                                                      */
-
-/*
- * bm3d_basic_rgb_u8 on random opponent planes (Y within -20 .. 275, U and V
- * within -140 .. 140: R, G and B outside 0 .. 255 too; some exactly
- * half-way between integers) of w x h into slot
- * 'slot' of three rings of 'ring' frames, whose bytes were random: the
- * slot's bytes against the model, every other byte unchanged.
- */
-static void basic_rgb_case(Check *c, cl_kernel k, int w, int h, int ring,
-                           int slot)
-{
-    const size_t plane = (size_t)w * h, total = 3 * ring * plane;
-    float *opp = alloc_or_die(3 * plane * sizeof(float));
-    uint8_t *got = alloc_or_die(total), *exp = alloc_or_die(total);
-    cl_uint offset = slot * plane, stride = ring * plane;
-    cl_mem b[3], bring;
-    size_t i;
-
-    for (i = 0; i < plane; i++) {
-        opp[i]             = rndf(-20.0f, 275.0f);
-        opp[plane + i]     = rndf(-140.0f, 140.0f);
-        opp[2 * plane + i] = rndf(-140.0f, 140.0f);
-        /* every fourth, R, G and B exactly half-way between integers (V 0,
-         * Y half-way, U an integer): ties to even */
-        if (i % 4 == 1) {
-            opp[i]             = (float)((int)rnd(280) - 10) + 0.5f;
-            opp[plane + i]     = (float)((int)rnd(280) - 140);
-            opp[2 * plane + i] = 0.0f;
-        }
-    }
-    for (i = 0; i < total; i++)
-        exp[i] = rnd(256);
-    for (int ch = 0; ch < 3; ch++)
-        b[ch] = new_buffer(plane * sizeof(float), opp + ch * plane);
-    bring = new_buffer(total, exp);
-    {
-        const Arg args[] = {
-            ARG(b[0]), ARG(b[1]), ARG(b[2]), ARG(bring), ARG(w), ARG(h),
-            ARG(offset), ARG(stride),
-        };
-        run_kernel(k, args, 8, w, h, 0, 0);
-    }
-    read_buffer(bring, total, got);
-    for (i = 0; i < plane; i++) {
-        float rgb[3];
-
-        opponent_inverse(opp[i], opp[plane + i], opp[2 * plane + i], rgb);
-        bm3d_round_to_integers(rgb, 3);
-        for (int ch = 0; ch < 3; ch++)
-            exp[offset + ch * stride + i] = (uint8_t)rgb[ch];
-    }
-
-    c->cases++;
-    for (i = 0; i < total; i++) {
-        if (got[i] != exp[i]) {
-            check_fail(c, "%dx%d, slot %d of %d: byte %zu (ring %d, slot %d, "
-                       "sample %d): got %d, expected %d", w, h, slot, ring, i,
-                       (int)(i / stride), (int)(i % stride / plane),
-                       (int)(i % plane), got[i], exp[i]);
-            break;
-        }
-    }
-    for (int ch = 0; ch < 3; ch++)
-        clReleaseMemObject(b[ch]);
-    clReleaseMemObject(bring);
-    free(opp);
-    free(got);
-    free(exp);
-}
-
-static void check_basic_rgb(cl_program prog)
-{
-    cl_kernel k = get_kernel(prog, "bm3d_basic_rgb_u8");
-    Check c;
-
-    check_begin(&c, "bm3d_basic_rgb_u8");
-    for (int s = 0; s < (int)(sizeof(small_sizes) / sizeof(small_sizes[0])); s++) {
-        int ring = 1 + s % 4;
-
-        basic_rgb_case(&c, k, small_sizes[s].w, small_sizes[s].h, ring,
-                       ring - 1 - s % ring);
-    }
-    check_end(&c);
-    clReleaseKernel(k);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1589,10 +1517,12 @@ static const FilterWindow filter_windows[] = {
  * reference: bm3d_wiener_group() with the same noise sigma (0 included:
  * gains of 1).
  *
- * With rgb_channel 0, 1 or 2 (a program of DENOISE_RING_RGB), the rings are
- * of R, G and B bytes (ramps of their own, rounded), 'stride' apart in one
- * buffer, and the kernel filters their opponent channel rgb_channel; the
- * model filters planes of that channel, computed by opponent.h.
+ * With rgb_channel 0, 1 or 2 (a program of DENOISE_RING_RGB), the noisy
+ * rings are of R, G and B bytes (ramps of their own, rounded), 'stride'
+ * apart in one buffer, the basic ones of opponent channels Y, U + 128 and
+ * V + 128 (the same, U and V within -128 .. 127), and the kernel filters
+ * opponent channel rgb_channel; the model filters planes of that channel,
+ * computed by opponent.h, and of the basic bytes.
  */
 static void filter_case(Check *c, cl_kernel k, const char *variant,
                         const BM3DTables *t, int w, int h, int group,
@@ -1639,7 +1569,8 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         noisy[i] = ramp + rndf(-sigma, sigma);
         basic[i] = ramp + rndf(-0.25f * sigma, 0.25f * sigma);
     }
-    /* RGB: noisy bytes, then basic ones, each three rings */
+    /* RGB: noisy bytes (R, G, B), then basic ones (Y, U + 128, V + 128),
+     * each three rings; the basic ones clamped as bm3d_normalise_u8 does */
     for (size_t i = 0; i < 3 * planes_size && rgb; i++) {
         int x = i % w, y = i / w % h, ch = i / planes_size;
         float ramp = (float)((x * 7 + y * 3 + 85 * ch) % 256);
@@ -1654,8 +1585,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
 
         opponent_forward(nb[i], nb[i + stride], nb[i + 2 * stride], o);
         noisy[i] = o[rgb_channel];
-        opponent_forward(bb[i], bb[i + stride], bb[i + 2 * stride], o);
-        basic[i] = o[rgb_channel];
+        basic[i] = (float)(bb[i + rgb_channel * stride] - (rgb_channel ? 128 : 0));
     }
     for (int f = lo; f <= hi; f++) {
         size_t acc = (size_t)((acc_ref + f - fw->t) % acc_ring) * plane;
@@ -2521,7 +2451,8 @@ typedef struct VBM3DCase {
  * samples per frame with a little noise, so that the predictive search
  * follows the motion; a ring of floats, of bytes, or of R, G and B bytes
  * (three textures; the model searches their opponent Y, as the kernel reads
- * them); the window of frame t as ff_denoise_opencl_window()
+ * them), or of the opponent channels' bytes of basic estimates (three
+ * textures, searched by vbm3d_search_basic on the first, Y); the window of frame t as ff_denoise_opencl_window()
  * gives it (truncated at the stream's start and end). Reference: the model's
  * match_group() with q, the radii and groups of nb, on the planes of the
  * window's frames: every entry of every group, its position in the ring
@@ -2544,7 +2475,7 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     int gy_first = vc->band && ny > 2 ? 1 : 0;
     int gy_end   = vc->band && ny > 2 ? ny - 1 : ny;
     size_t refs = (size_t)(gy_end - gy_first) * nx;
-    const int nb_ch = ring_kind == RING_RGB ? 3 : 1;
+    const int nb_ch = ring_kind >= RING_RGB ? 3 : 1;
     float *base = alloc_or_die((size_t)nb_ch * bw * bh * sizeof(float));
     float *chans = alloc_or_die(nb_ch * ring * plane * sizeof(float));
     float *frames = alloc_or_die(ring * plane * sizeof(float));
@@ -2557,7 +2488,7 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     VBM3DModelStep st = { step, 2 * vc->radius1 + 1, 2 * vc->radius2 + 1, nb,
                           2500.0f };
     Search s = { NULL, w, h, q, NULL };
-    cl_uint stride = ring_kind == RING_RGB ? ring * plane : 0;
+    cl_uint stride = ring_kind >= RING_RGB ? ring * plane : 0;
     cl_mem bframes, bpos, bdist;
 
     if (ring_kind != RING_FLOAT && !vc->levels)
@@ -2586,9 +2517,9 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
     for (size_t j = 0; j < ring * plane; j++) {
         float o[3];
 
-        if (nb_ch == 3)
+        if (ring_kind == RING_RGB)
             opponent_forward(chans[j], chans[j + stride], chans[j + 2 * stride], o);
-        frames[j] = nb_ch == 3 ? o[0] : chans[j];
+        frames[j] = ring_kind == RING_RGB ? o[0] : chans[j];
     }
     for (int f = lo; f <= vc->last && f < lo + ring; f++)
         planes[f] = frames + (f % ring) * plane;
@@ -2636,7 +2567,9 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
                        "radii %d %d, %s, frames %d..%d of %d, t %d (ring %d), "
                        "grid rows %d..%d: reference (%d, %d) entry %d: got "
                        "position %u distance %.9g, expected position %u "
-                       "distance %.9g", ring_kind == RING_RGB ? "RGB bytes" :
+                       "distance %.9g", ring_kind == RING_RGB_BASIC ?
+                       "opponent bytes (basic estimates)" :
+                       ring_kind == RING_RGB ? "RGB bytes" :
                        ring_kind == RING_BYTES ? "bytes" : "floats", nb, q, w,
                        h, step, vc->radius1, vc->radius2, vc->levels ?
                        "integer samples" :
@@ -2695,12 +2628,14 @@ static void check_vbm3d_search(void)
 
     check_begin(&c, "vbm3d_search");
     for (int p = 0; p < 3; p++) {
-        for (int kind = RING_FLOAT; kind <= RING_RGB; kind++) {
+        for (int kind = RING_FLOAT; kind <= RING_RGB_BASIC; kind++) {
             cl_program prog = build_vbm3d_program(programs[p].nb, programs[p].q,
                                                   programs[p].r1max,
                                                   programs[p].r2max,
                                                   has_int64_atomics(), kind);
-            cl_kernel k = get_kernel(prog, "vbm3d_search");
+            cl_kernel k = get_kernel(prog, kind == RING_RGB_BASIC ?
+                                           "vbm3d_search_basic" :
+                                           "vbm3d_search");
 
             for (int s = 0; s < 5; s++) {
                 for (int ri = 0; ri < 2; ri++) {
@@ -3409,8 +3344,6 @@ int main(int argc, char **argv)
         check_store(progs[0]);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
-    if (selected("bm3d_basic_rgb_u8"))
-        check_basic_rgb(progs[0]);
     if (selected("patch_search"))
         check_search(progs[0], SEARCH_PATCH);
     if (selected("bm3d_filter_ht"))

@@ -26,8 +26,9 @@ wants() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 # the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
 # writes them
 # the rings' type and reader, for cl_as_cuda.h: the block of
-# denoise_common.cl from their comment to the end of denoise_ring_at()
-sed -n '/^\/\* The type of the samples of the rings/,/^}/p' "$kernels/denoise_common.cl" \
+# denoise_common.cl from their comment to the end of its readers,
+# denoise_ring_at() and denoise_basic_at()
+sed -n '/^\/\* The type of the samples of the rings/,/^\/\* (end of the rings/p' "$kernels/denoise_common.cl" \
     > "$OUT/gen/denoise_ring.cl"
 sed -e 's/^__constant uint /__constant__ uint /' \
     -e '/^\/\* The global size is exactly/,$d' "$kernels/bm3d_gpu.cl" > "$OUT/gen/bm3d_gpu_cuda.cl"
