@@ -162,10 +162,10 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_bm3d_normalise;
     cl_kernel kernel_bm3d_normalise_u8; ///< the basic estimate into a ring of bytes
     cl_kernel kernel_vbm3d_search;  ///< predictive search
-    cl_kernel kernel_vbm3d_search_basic; ///< ... on basic estimates in RGB rings
+    cl_kernel kernel_vbm3d_search_basic; ///< ... on RGB's basic estimates
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
-    int ring_rgb;                   ///< ... R, G, B and opponent channels' bytes
+    int ring_rgb;                   ///< ... R, G, B; basic: opponent channels
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
@@ -726,6 +726,9 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     int radius1 = s->par[i].range / 2, radius2 = s->par[i].prange / 2;
     int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
     cl_uint stride = ring_stride(s, c);
+    /* RGB's basic estimates are read otherwise than its frames */
+    cl_kernel kernel = i && s->ring_rgb ? s->kernel_vbm3d_search_basic :
+                                          s->kernel_vbm3d_search;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(guide), DENOISE_ARG(stride), DENOISE_ARG(ds->width),
         DENOISE_ARG(ds->height),
@@ -744,10 +747,8 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     /* work-groups of 16x4 reference blocks: on the H100, 2 % faster than
      * 16x8 (more work-groups, so the SMs end together) and than 8x8, 32x2
      * or 64x1 (their windows share less of the cache) */
-    return ff_denoise_opencl_run(avctx, &s->dn,
-                                 i && s->ring_rgb ? s->kernel_vbm3d_search_basic :
-                                                    s->kernel_vbm3d_search,
-                                 args, FF_ARRAY_ELEMS(args), ds->nx,
+    return ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
+                                 FF_ARRAY_ELEMS(args), ds->nx,
                                  gy_end - gy_first, 16, 4, stage);
 }
 
@@ -764,7 +765,8 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     int to_bytes = s->ring_bytes && dst == s->basic[c];
     cl_uint samples = comp->width * comp->height;
     cl_uint src_offset = slot * samples;
-    cl_uint dst_offset = (to_bytes ? ring_plane(s, c, dst_slot) : dst_slot) * samples;
+    cl_uint dst_offset = (to_bytes ? ring_plane(s, c, dst_slot) : dst_slot) *
+                         samples;
     /* bm3d_normalise: rounding or not; bm3d_normalise_u8: the lowest value */
     cl_int last = to_bytes ? (s->ring_rgb && c ? -128 : 0) :
                   i == 0 && s->round_basic;

@@ -71,9 +71,10 @@ __device__ __forceinline__ int clamp(int x, int lo, int hi)
 
 /* What the kernels take from kernels/denoise_common.cl, whose image
  * kernels nvcc cannot build: the rings' sample type (floats, or bytes with
- * -DDENOISE_RING_T=uchar; with -DDENOISE_RING_RGB=1 rings of R, G, B bytes)
- * and their reader denoise_ring_at(), the block of denoise_common.cl that
- * run.sh copies into denoise_ring.cl. */
+ * -DDENOISE_RING_T=uchar; with -DDENOISE_RING_RGB=1 rings of R, G, B bytes
+ * and basic estimates as opponent bytes) and their readers
+ * denoise_ring_at() and denoise_basic_at(), the block of denoise_common.cl
+ * that run.sh copies into denoise_ring.cl. */
 typedef unsigned char uchar;
 #define convert_float(x) ((float)(x))
 #define static static __device__ __forceinline__

@@ -25,7 +25,7 @@ wants() { [ "$WHAT" = all ] || [ "$WHAT" = "$1" ]; }
 # its own; the normalising kernels after them need more of OpenCL C), and
 # the DCT matrices of both steps as define_transforms() of vf_bm3d_gpu.c
 # writes them
-# the rings' type and reader, for cl_as_cuda.h: the block of
+# the rings' type and readers, for cl_as_cuda.h: the block of
 # denoise_common.cl from their comment to the end of its readers,
 # denoise_ring_at() and denoise_basic_at()
 sed -n '/^\/\* The type of the samples of the rings/,/^\/\* (end of the rings/p' "$kernels/denoise_common.cl" \
