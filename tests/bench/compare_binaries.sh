@@ -104,6 +104,7 @@ kernel bm-ref-hd  $HD  gray     5 "bm3d_gpu=sigma=20:preset=ref"
 kernel bm-ref-big $BIG gray     4 "bm3d_gpu=sigma=20:preset=ref"
 kernel vb-hd      $HD  yuv420p 20 "vbm3d_gpu=sigma=20"
 kernel vb-causal  $HD  yuv420p 20 "vbm3d_gpu=sigma=20:causal=1"
+kernel vb-gbrp    $HD  gbrp    20 "vbm3d_gpu=sigma=20"
 
 # MEMORY_OPTS: further options for the memory rows, e.g. :band=16 (the
 # smallest automatic bands: the memory of a device with little of it)
