@@ -994,7 +994,6 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
     bm3d_init_tables(&t, beta, 0, 1);
     for (size_t j = 0; j < 2 * plane; j++) {
         int x = j % plane % w, y = j % plane / w;
-
         int grid = x % 8 == 0 && y % 8 == 0;
 
         if (ties) {
