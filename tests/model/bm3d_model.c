@@ -710,12 +710,17 @@ static float window_sum(const BM3DTables *t, const int64_t *weights,
     return d;
 }
 
-void bm3d_round_to_integers(float *plane, size_t size)
+void bm3d_round_within(float *plane, size_t size, float low)
 {
     size_t p;
 
     for (p = 0; p < size; p++)
-        plane[p] = fminf(fmaxf(rintf(plane[p]), 0.0f), 255.0f);
+        plane[p] = fminf(fmaxf(rintf(plane[p]), low), low + 255.0f);
+}
+
+void bm3d_round_to_integers(float *plane, size_t size)
+{
+    bm3d_round_within(plane, size, 0.0f);
 }
 
 /* out = (float)num / window_sum() per sample, in float. */

@@ -138,6 +138,10 @@ void bm3d_divide(const BM3DTables *t, const int64_t *num,
  * the basic estimate of 8-bit frames (BM3DModelParams.round_basic). */
 void bm3d_round_to_integers(float *plane, size_t size);
 
+/* The same within low .. low + 255 (bm3d_normalise_u8's rounding; low is
+ * -128 for the opponent channels U and V of RGB's basic estimates). */
+void bm3d_round_within(float *plane, size_t size, float low);
+
 /*
  * Colour: the conversion of three planes of 'size' samples to opponent
  * channels and back, per sample, in float, with opponent.h ('out' may be

@@ -341,7 +341,6 @@ static void close_frame(const BM3DTables *tables, const Sequence *seq, int f,
 static void round_basic(const Sequence *seq, float *const *const out[3], int t)
 {
     const size_t size = (size_t)seq->width * seq->height;
-    size_t p;
     int c;
 
     if (!seq->is_rgb) {
@@ -351,8 +350,7 @@ static void round_basic(const Sequence *seq, float *const *const out[3], int t)
     }
     bm3d_round_to_integers(out[0][t], size);
     for (c = 1; c < 3; c++)
-        for (p = 0; p < size; p++)
-            out[c][t][p] = fminf(fmaxf(rintf(out[c][t][p]), -128.0f), 127.0f);
+        bm3d_round_within(out[c][t], size, -128.0f);
 }
 
 /*

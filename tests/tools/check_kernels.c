@@ -1040,8 +1040,10 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
         read_buffer(dst, 3 * plane * sizeof(float), got);
     }
     bm3d_divide(&t, num + plane, weights + plane, w, h, exp + 2 * plane);
-    for (size_t j = 2 * plane; j < 3 * plane && to_integers; j++)
-        exp[j] = fminf(fmaxf(rintf(exp[j]), low), low + 255.0f) - low;
+    if (to_integers)
+        bm3d_round_within(exp + 2 * plane, plane, low);
+    for (size_t j = 2 * plane; j < 3 * plane; j++)
+        exp[j] -= low;  /* bytes hold the value minus low (0 but for bytes) */
 
     c->cases++;
     i = first_float_diff(got, exp, 3 * plane);
