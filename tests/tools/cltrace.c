@@ -13,7 +13,11 @@
  * profiling of their own (FFmpeg's nlmeans_opencl).
  * With CLTRACE_KERNELS=1 it also writes, for each kernel function, a line
  *   cltrace: kernel NAME launches N total_ms T mean_us M
- * to tell which kernel of a stage takes the time.
+ * to tell which kernel of a stage takes the time. With CLTRACE_OBJECTS=1
+ * it writes the memory objects alive at the peak, largest first, those of
+ * the same kind and size on one line:
+ *   cltrace: peak_object buffer|image bytes B count N
+ * to tell what the peak is made of.
  *
  * For kernel work, two more variables act on every program build:
  *   CLTRACE_BUILD_OPTIONS  appended to the build options (for example
@@ -53,9 +57,13 @@ static uint64_t kernels, kernel_ns;
 static struct { char name[64]; uint64_t launches, ns; } names[MAX_NAMES];
 static int nb_names;
 
-static struct { cl_mem mem; size_t size; } objects[MAX_OBJECTS];
+typedef struct { cl_mem mem; size_t size; int image; } Object;
+static Object objects[MAX_OBJECTS];
 static int nb_objects, peak_objects;
 static size_t live_bytes, peak_bytes;
+/* the objects alive at the peak, with CLTRACE_OBJECTS=1 */
+static Object at_peak[MAX_OBJECTS];
+static int nb_at_peak, list_peak = -1;
 
 static void *next(const char *name)
 {
@@ -89,18 +97,24 @@ static void collect(void)
     nb_pending = 0;
 }
 
-static void track(cl_mem mem, size_t size)
+static void track(cl_mem mem, size_t size, int image)
 {
     if (!mem)
         return;
     pthread_mutex_lock(&lock);
+    if (list_peak < 0)
+        list_peak = getenv("CLTRACE_OBJECTS") && atoi(getenv("CLTRACE_OBJECTS"));
     if (nb_objects < MAX_OBJECTS) {
-        objects[nb_objects].mem  = mem;
-        objects[nb_objects].size = size;
+        objects[nb_objects] = (Object) { mem, size, image };
         nb_objects++;
         live_bytes += size;
-        if (live_bytes > peak_bytes)
+        if (live_bytes > peak_bytes) {
             peak_bytes = live_bytes;
+            if (list_peak) {
+                memcpy(at_peak, objects, nb_objects * sizeof(*objects));
+                nb_at_peak = nb_objects;
+            }
+        }
         if (nb_objects > peak_objects)
             peak_objects = nb_objects;
     }
@@ -320,7 +334,7 @@ cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
     if (!f)
         f = next("clCreateBuffer");
     mem = f(ctx, flags, size, host, err);
-    track(mem, size);
+    track(mem, size, 0);
     return mem;
 }
 
@@ -335,7 +349,7 @@ cl_mem clCreateImage(cl_context ctx, cl_mem_flags flags, const cl_image_format *
         f = next("clCreateImage");
     mem = f(ctx, flags, fmt, desc, host, err);
     /* an image on a buffer shares that buffer's memory */
-    track(mem, desc->buffer ? 0 : image_bytes(fmt, desc));
+    track(mem, desc->buffer ? 0 : image_bytes(fmt, desc), 1);
     return mem;
 }
 
@@ -350,6 +364,28 @@ cl_int clReleaseMemObject(cl_mem mem)
                            NULL) == CL_SUCCESS && refs == 1)
         untrack(mem);
     return f(mem);
+}
+
+static int larger_first(const void *a, const void *b)
+{
+    const Object *x = a, *y = b;
+
+    if (x->size != y->size)
+        return x->size < y->size ? 1 : -1;
+    return x->image - y->image;
+}
+
+/* The objects alive at the peak, one line per kind and size. */
+static void report_peak_objects(FILE *out)
+{
+    qsort(at_peak, nb_at_peak, sizeof(*at_peak), larger_first);
+    for (int i = 0, n; i < nb_at_peak; i += n) {
+        for (n = 1; i + n < nb_at_peak && at_peak[i + n].size == at_peak[i].size &&
+                    at_peak[i + n].image == at_peak[i].image; n++)
+            ;
+        fprintf(out, "cltrace: peak_object %s bytes %zu count %d\n",
+                at_peak[i].image ? "image" : "buffer", at_peak[i].size, n);
+    }
 }
 
 __attribute__((destructor)) static void report(void)
@@ -369,6 +405,7 @@ __attribute__((destructor)) static void report(void)
                 "cltrace: kernel %s launches %" PRIu64 " total_ms %.3f mean_us %.2f\n",
                 names[i].name, names[i].launches, names[i].ns / 1e6,
                 names[i].launches ? names[i].ns / 1e3 / names[i].launches : 0.0);
+    report_peak_objects(out ? out : stderr);
     pthread_mutex_unlock(&lock);
     if (out)
         fclose(out);
