@@ -230,6 +230,47 @@ else
     fail "nlmeans_gpu=sigma=auto:csigma=4: exported $(echo $got | head -c 200)"
 fi
 
+# Each frame is denoised with its own estimate: nlmeans_gpu's temporal
+# window (sigma=auto:past=2:future=1 reads frame t + 1 before it outputs
+# frame t) against the same filter with sigma fixed to the estimate exported
+# with frame t, on gray frames whose noise grows tenfold at frame 6 (the
+# estimates about 1.5, then 7, 9, .. 15 as the smoothing follows). Frame t
+# of the two runs must be near the same (the exported estimate has 3
+# decimals): at least 45 dB apart (80 dB to identical here), where frames 6
+# and 7 denoised with another frame's estimate were 30 and 35 dB apart
+# (2026-11-28: a mutant that left the estimate of frame 4 in use).
+# gray_run OUT DENOISER: the 12 output frames, raw; the estimates to stdout
+gray_run() {
+    local chain="$2,format=gray"
+    [ "$FRAMES" = software ] || chain="hwupload,$2,hwdownload,format=gray"
+    ff -t 300 -y $DEV -f lavfi -i "testsrc2=s=64x48:r=25,trim=end_frame=12" \
+        -vf "format=yuv444p,noise=alls=3:allf=t:enable='lt(n,6)',noise=alls=30:allf=t:enable='gte(n,6)',format=gray,$chain,metadata=print:file=-" \
+        -f rawvideo "$1" 2> "$TMP/err" | sed -n 's/^lavfi\.nlmeans_gpu\.sigma\.0=//p'
+}
+# frame_psnr A B K: the PSNR (dB) of frame K of two raw 64x48 gray files
+frame_psnr() {
+    python3 -c 'import math, sys
+n = 64 * 48
+a, b = (open(f, "rb").read()[int(sys.argv[3]) * n:][:n] for f in sys.argv[1:3])
+e = sum((x - y) ** 2 for x, y in zip(a, b)) / n if len(a) == len(b) == n else -1
+print("none" if e < 0 else "inf" if e == 0 else "%.1f" % (10 * math.log10(255 ** 2 / e)))' "$@"
+}
+auto=($(gray_run "$TMP/auto.raw" nlmeans_gpu=sigma=auto:past=2:future=1))
+for k in 4 6 7; do
+    RUN=$((RUN + 1))
+    if [ ${#auto[@]} != 12 ]; then
+        fail "nlmeans_gpu=sigma=auto:past=2:future=1: ${#auto[@]} estimates out of 12"
+        break
+    fi
+    gray_run "$TMP/fixed.raw" "nlmeans_gpu=sigma=${auto[k]}:past=2:future=1" > /dev/null
+    got=$(frame_psnr "$TMP/auto.raw" "$TMP/fixed.raw" $k)
+    if [ "$got" = inf ] || { [ "$got" != none ] && awk "BEGIN { exit !($got >= 45) }"; }; then
+        ok "nlmeans_gpu=sigma=auto:past=2:future=1: frame $k denoised with its estimate ${auto[k]} ($got dB from sigma=${auto[k]})"
+    else
+        fail "nlmeans_gpu=sigma=auto:past=2:future=1: frame $k, $got dB from sigma=${auto[k]}, its estimate (estimates: ${auto[*]})"
+    fi
+done
+
 # a frame with no block left (black: every sample clipped) keeps the
 # previous frame's estimate, 0 at the start
 # black_estimates FIRST LAST N: luma's estimates of N frames with frames
