@@ -408,6 +408,16 @@ static int has_image_support(cl_device_id device)
                            &images, NULL) == CL_SUCCESS && images;
 }
 
+static size_t device_max_work_group(cl_device_id device)
+{
+    size_t size = 0;
+
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size),
+                        &size, NULL) != CL_SUCCESS)
+        return 0;
+    return size;
+}
+
 static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_LOAD]              = "denoise_load_plane",
     [DENOISE_KERNEL_LOAD_U8]           = "denoise_load_plane_u8",
@@ -464,6 +474,7 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
         "#define IO_ROWS " AV_STRINGIFY(DENOISE_IO_ROWS) "\n";
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
+    size_t max_group;
     cl_int cle;
     int err, n = 0;
 
@@ -471,6 +482,13 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
+        return AVERROR(ENOSYS);
+    }
+    max_group = device_max_work_group(ocf->hwctx->device_id);
+    if (max_group < DENOISE_LOCAL_W * DENOISE_LOCAL_H) {
+        av_log(avctx, AV_LOG_ERROR, "The OpenCL device runs work-groups of at "
+               "most %zu work-items; the filter needs %d.\n", max_group,
+               DENOISE_LOCAL_W * DENOISE_LOCAL_H);
         return AVERROR(ENOSYS);
     }
     src[n++] = defines;
@@ -601,12 +619,21 @@ static const char *memory_error(cl_int cle)
     return NULL;
 }
 
+/* What an error code that a device's limits give means, for the log. */
+static const char *error_text(cl_int cle)
+{
+    if (cle == CL_INVALID_WORK_GROUP_SIZE)
+        return "a work-group larger than the device runs for this kernel";
+    return memory_error(cle);
+}
+
 int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle)
 {
     const char *memory = memory_error(cle);
+    const char *text = error_text(cle);
 
     av_log(avctx, AV_LOG_ERROR, "%s: %d%s%s%s.\n", what, cle,
-           memory ? " (" : "", memory ? memory : "", memory ? ")" : "");
+           text ? " (" : "", text ? text : "", text ? ")" : "");
     return memory && cle != CL_OUT_OF_RESOURCES ? AVERROR(ENOMEM) : AVERROR(EIO);
 }
 
@@ -757,7 +784,8 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           int nb_args, size_t width, size_t height,
                           size_t local_w, size_t local_h, int stage)
 {
-    size_t local[2]  = { local_w ? local_w : 16, local_h ? local_h : 8 };
+    size_t local[2]  = { local_w ? local_w : DENOISE_LOCAL_W,
+                         local_h ? local_h : DENOISE_LOCAL_H };
     size_t global[2] = { FFALIGN(width, local[0]), FFALIGN(height, local[1]) };
     cl_event event = NULL;
     cl_int cle;

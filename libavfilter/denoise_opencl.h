@@ -45,6 +45,13 @@
 #define DENOISE_SEARCH_ROWS_UNROLL 8    ///< its most offsets per pass (4: 20 % slower on the H100)
 #define DENOISE_SEARCH_EDGE_LANES  32   ///< work-items per patch of patch_search_edge
 /**
+ * Work-group of the kernels launched without one of their own (16 x 8),
+ * the largest a device must run: bm3d_gpu's filtering and vbm3d_gpu's search
+ * take 64 work-items, the work-group searches more only where they fit.
+ */
+#define DENOISE_LOCAL_W            16
+#define DENOISE_LOCAL_H            8
+/**
  * Rows of a plane per work-item of denoise_load_plane and denoise_store_plane
  * (on the H100, a 1080p plane loads in 11 instead of 17 us with 4: fewer,
  * longer work-groups).

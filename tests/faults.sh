@@ -11,6 +11,10 @@
 #     (NVIDIA's): an error that says so;
 #   - no 64-bit atomics (bm3d_gpu, vbm3d_gpu): atomics=auto falls back to
 #     32-bit pairs with the same output bytes, atomics=int64 is refused;
+#   - work-groups smaller than the filters' 128 work-items on the device
+#     (refused at start) or on a kernel (refused at its launch): a clear
+#     error; too small or too little local memory for the work-group
+#     searches: search=tiled warns and falls back, with the same bytes;
 #   - and, with no fault made, a frame too large for the device's largest
 #     allocation: a clear error.
 # Each failure must be a non-zero exit, not by a signal (under check-asan:
@@ -95,6 +99,38 @@ for filter in bm3d_gpu vbm3d_gpu; do
         ok "noint64 $filter: atomics=auto fell back, same bytes as atomics=int32"
     fi
     expect_error noint64 "$filter=sigma=15:atomics=int64" "64-bit"
+done
+
+# small work-groups: a device of fewer than 128 work-items a work-group
+# (the filters' kernels without one of their own take 16 x 8) is refused
+# at the start; a kernel of fewer (its registers) at its first launch
+for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10; do
+    expect_error workgroup=64 "$filter" "runs work-groups of at most 64 work-items; the filter needs 128"
+    expect_error kernelgroup=64 "$filter" "Failed to enqueue kernel: -54 \(a work-group larger than the device runs for this kernel\)"
+done
+# the work-group searches (16 x 16 work-items, their tiles in local
+# memory) where they do not fit: search=tiled says so and takes the
+# per-patch search, whose bytes are the same
+for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 bm3d_gpu=sigma=10:preset=ref; do
+    RUN=$((RUN + 1))
+    if ! run "" "$filter:search=direct"; then
+        fail "$filter:search=direct: failed"; cat "$TMP/err"
+        continue
+    fi
+    mv "$TMP/out.yuv" "$TMP/direct.yuv"
+    for fault in workgroup=128 localmem=4; do
+        if ! FF_LOGLEVEL=warning run $fault "$filter:search=tiled"; then
+            fail "$fault $filter:search=tiled: failed"; cat "$TMP/err"
+        elif ! grep -q "The work-group search does not fit this device" "$TMP/err"; then
+            fail "$fault $filter:search=tiled: no warning"
+        elif ! cmp -s "$TMP/out.yuv" "$TMP/direct.yuv"; then
+            fail "$fault $filter:search=tiled: other bytes than search=direct"
+        else
+            continue
+        fi
+        continue 2
+    done
+    ok "$filter:search=tiled on work-groups of 128 or 4 KiB of local memory: warned, the bytes of search=direct"
 done
 
 # a real refusal, no fault made: vbm3d_gpu's largest buffer for an

@@ -5,6 +5,12 @@
  *   noimage    the device reports no image support
  *   noint64    the device reports no 64-bit integer atomics
  *   memory=N   the device reports N MiB of global memory
+ *   localmem=N the device reports N KiB of local memory
+ *   workgroup=N the device and its kernels report work-groups of at most N
+ *              work-items, and a launch of larger work-groups fails
+ *              (CL_INVALID_WORK_GROUP_SIZE), as it would there
+ *   kernelgroup=N the same for the kernels alone (a kernel's registers
+ *              can hold its work-groups below the device's largest)
  *   build      every clBuildProgram fails (CL_BUILD_PROGRAM_FAILURE)
  *   buffer=N   the Nth clCreateBuffer and every later one fail
  *              (CL_MEM_OBJECT_ALLOCATION_FAILURE)
@@ -89,7 +95,50 @@ cl_int clGetDeviceInfo(cl_device_id dev, cl_device_info param, size_t size,
     if (param == CL_DEVICE_GLOBAL_MEM_SIZE && fault("memory") > 0 &&
         size >= sizeof(cl_ulong))
         *(cl_ulong *)value = (cl_ulong)fault("memory") << 20;
+    if (param == CL_DEVICE_LOCAL_MEM_SIZE && fault("localmem") > 0 &&
+        size >= sizeof(cl_ulong))
+        *(cl_ulong *)value = (cl_ulong)fault("localmem") << 10;
+    if (param == CL_DEVICE_MAX_WORK_GROUP_SIZE && fault("workgroup") > 0 &&
+        size >= sizeof(size_t) && *(size_t *)value > (size_t)fault("workgroup"))
+        *(size_t *)value = fault("workgroup");
     return ret;
+}
+
+/* The most work-items a kernel's work-group may have: kernelgroup=N, or
+ * workgroup=N; -1 for no limit. */
+static long kernel_group(void)
+{
+    return fault("kernelgroup") > 0 ? fault("kernelgroup") : fault("workgroup");
+}
+
+cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id dev,
+                                cl_kernel_work_group_info param, size_t size,
+                                void *value, size_t *size_ret)
+{
+    static cl_int (*f)(cl_kernel, cl_device_id, cl_kernel_work_group_info,
+                       size_t, void *, size_t *);
+    cl_int ret;
+
+    if (!f)
+        f = next("clGetKernelWorkGroupInfo");
+    ret = f(kernel, dev, param, size, value, size_ret);
+    if (ret == CL_SUCCESS && value && param == CL_KERNEL_WORK_GROUP_SIZE &&
+        kernel_group() > 0 && size >= sizeof(size_t) &&
+        *(size_t *)value > (size_t)kernel_group())
+        *(size_t *)value = kernel_group();
+    return ret;
+}
+
+/* Whether a launch's work-group is larger than the kernels may run. */
+static int too_large(cl_uint dims, const size_t *local)
+{
+    size_t items = 1;
+
+    if (!local || kernel_group() <= 0)
+        return 0;
+    for (cl_uint d = 0; d < dims; d++)
+        items *= local[d];
+    return items > (size_t)kernel_group();
 }
 
 cl_int clBuildProgram(cl_program program, cl_uint nb_devices,
@@ -169,6 +218,8 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
         f = next("clEnqueueNDRangeKernel");
     if (refuse_command())
         return CL_MEM_OBJECT_ALLOCATION_FAILURE;
+    if (too_large(dims, local))
+        return CL_INVALID_WORK_GROUP_SIZE;
     return f(q, k, dims, offset, global, local, nb_wait, wait, event);
 }
 
