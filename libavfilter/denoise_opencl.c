@@ -619,18 +619,13 @@ static const char *memory_error(cl_int cle)
     return NULL;
 }
 
-/* What an error code that a device's limits give means, for the log. */
-static const char *error_text(cl_int cle)
-{
-    if (cle == CL_INVALID_WORK_GROUP_SIZE)
-        return "a work-group larger than the device runs for this kernel";
-    return memory_error(cle);
-}
-
 int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle)
 {
     const char *memory = memory_error(cle);
-    const char *text = error_text(cle);
+    /* what the code means where a device's limits gave it */
+    const char *text = cle == CL_INVALID_WORK_GROUP_SIZE ?
+                       "a work-group larger than the device runs for this kernel" :
+                       memory;
 
     av_log(avctx, AV_LOG_ERROR, "%s: %d%s%s%s.\n", what, cle,
            text ? " (" : "", text ? text : "", text ? ")" : "");
