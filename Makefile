@@ -95,9 +95,12 @@ $(TESTBIN)/clfault.so: tests/tools/clfault.c
 # check-patches needs the pristine release: not in the sanitizer build,
 # whose tree is a copy of the overlaid one; the quality tests run the host
 # code of the other tests on larger pictures for many minutes, and are left
-# out of the sanitizer build too, to keep .ci/run under its hour
+# out of the sanitizer build too, to keep .ci/run under its hour; so are
+# the checks of the kernels and of the models that run no ffmpeg (the test
+# tools are not built with the sanitizers: the same programs again)
 CHECK_PATCHES ?= yes
 CHECK_QUALITY ?= yes
+CHECK_TOOLS ?= yes
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
 	$(if $(filter yes,$(CHECK_PATCHES)),$(MAKE) check-patches)
@@ -108,7 +111,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-seams
 	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
 	$(MAKE) check-robustness
-	$(MAKE) check-kernels
+	$(if $(filter yes,$(CHECK_TOOLS)),$(MAKE) check-kernels,@echo "skip check-kernels (CHECK_TOOLS=$(CHECK_TOOLS))")
 	$(MAKE) check-model
 	$(MAKE) check-bands
 	$(MAKE) check-memory
@@ -132,7 +135,7 @@ check-asan: ffmpeg
 	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1 \
-	    $(MAKE) CONFIG_MK=$(ASAN_DIR)/config.mk CHECK_PATCHES=no CHECK_QUALITY=no check
+	    $(MAKE) CONFIG_MK=$(ASAN_DIR)/config.mk CHECK_PATCHES=no CHECK_QUALITY=no CHECK_TOOLS=no check
 
 # Valgrind memcheck of ffmpeg over short streams through each filter and two
 # failure paths: no memcheck error, no definitely lost block (leaks made on
@@ -244,7 +247,7 @@ check-robustness-long: ffmpeg
 # long run draws GOLDEN_RANDOM cases of GOLDEN_SEED (doc/reliability.md)
 GOLDEN_RANDOM ?= 1000
 GOLDEN_SEED ?= 2
-check-model: ffmpeg $(TEST_TOOLS) check-vbm3d-model
+check-model: ffmpeg $(TEST_TOOLS) $(if $(filter yes,$(CHECK_TOOLS)),check-vbm3d-model)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 16 \
 	    --work $(BUILDDIR)/golden $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
