@@ -13,11 +13,12 @@
 . "$(dirname "$0")/lib.sh"
 
 # md5 OUT FORMAT FRAMES GRAPH: frame MD5s of the graph on noisy testsrc2
+# frames of SIZE (48x40 unless set)
 md5() {
     local out=$1 fmt=$2 n=$3 graph=$4
     rm -f "$out"
     ff -t 300 -y $DEV \
-        -f lavfi -i "testsrc2=s=48x40:r=5,trim=end_frame=$n,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
+        -f lavfi -i "testsrc2=s=${SIZE:-48x40}:r=5,trim=end_frame=$n,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
         -vf "$graph" -f framemd5 "$out" 2> "$TMP/err"
 }
 
@@ -63,6 +64,15 @@ for fmt in gray yuv420p gbrp yuv444p16le; do
     same "vbm3d_gpu causal $fmt"      $fmt 8 "vbm3d_gpu=sigma=20:causal=1"
     same "nlmeans_gpu temporal $fmt"  $fmt 8 "nlmeans_gpu=sigma=20:past=1:future=2"
 done
+# odd sizes, where the format has them, and planes smaller than a block
+# (filtered padded): the filters' own frames context and transfers at the
+# frame's size
+for fmt in gray yuv444p gbrp; do
+    SIZE=33x21 same "bm3d_gpu $fmt 33x21"    $fmt 3 "bm3d_gpu=sigma=20"
+    SIZE=33x21 same "nlmeans_gpu $fmt 33x21" $fmt 3 "nlmeans_gpu=sigma=20"
+done
+SIZE=7x5 same "vbm3d_gpu gray 7x5"          gray 4 "vbm3d_gpu=sigma=20:past=1:future=1"
+SIZE=6x4 same "bm3d_gpu yuv420p 6x4"        yuv420p 3 "bm3d_gpu=sigma=20"
 same "bm3d_gpu timeline"      yuv420p 5 "bm3d_gpu=sigma=20:enable=between(n\,1\,2)"
 same "vbm3d_gpu timeline"     yuv420p 8 "vbm3d_gpu=sigma=20:past=1:future=1:enable=between(n\,2\,4)"
 same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nlmeans_gpu=sigma=10"
