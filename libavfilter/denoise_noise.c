@@ -589,7 +589,11 @@ static void inverse_table(const NoiseCurve *cv, const float *forward,
     *scale = 1.0 / step;
 }
 
-/* The time since the previous frame, in seconds, for the smoothing. */
+/*
+ * The time since the previous frame, in seconds, for the smoothing: from
+ * the timestamps, however long (after a pause the new frame's estimate
+ * prevails), else one frame period of the link.
+ */
 static double frame_interval(AVFilterContext *avctx, DenoiseNoise *n,
                              const AVFrame *in)
 {
@@ -600,7 +604,7 @@ static double frame_interval(AVFilterContext *avctx, DenoiseNoise *n,
     if (in->pts != AV_NOPTS_VALUE && n->last_pts != AV_NOPTS_VALUE)
         dt = (in->pts - n->last_pts) * av_q2d(inlink->time_base);
     n->last_pts = in->pts;
-    if (dt > 0.0 && dt <= 1.0)
+    if (dt > 0.0)
         return dt;
     if (l->frame_rate.num > 0 && l->frame_rate.den > 0)
         return av_q2d(av_inv_q(l->frame_rate));

@@ -14,7 +14,8 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
             1.0. The photographs are filtered as stills (sigma_tau=0).
             Also two photographs scaled to 1280x720 and 1920x1080, where
             the grid of blocks is coarser (a step of 4 and 8), at sigma
-            3, 10 and 30.
+            3, 10 and 30; the verbose log's grid there is the documented
+            one (a step of 2, 4 or 8, at most 65536 blocks).
             astronaut has grain of its own (its clean estimate, about 1.2,
             is the frame's noise): there the estimate at sigma below 5 must
             be within 0.5 of sqrt(sigma^2 + clean^2) and its clean estimate
@@ -38,7 +39,8 @@ from the frame metadata lavfi.<filter>.sigma.<component>. Five parts:
             20 it is within 5 % of the new level in at most one second, and
             stays there; with timestamps at 5 frames a second (sigma_tau
             is a time, not a number of frames) it reaches it in at most one
-            second too; at
+            second too, and after a pause of 2 s in the timestamps at once;
+            at
             a cut to another photograph and noise level, within 10 % of the
             new level at once; there the verbose log has a line a frame,
             numbered from 0, with the exported estimate, and reports the
@@ -324,6 +326,7 @@ def part_accuracy(args, ff, run, data, lines, failures):
               "", "| size | " + " | ".join("%s, sigma %g" % (n, v) for v in hd_sigmas
                                            for n in hd_names) + " |",
               "|---" * (len(hd_sigmas) * len(hd_names) + 1) + "|"]
+    grids = []
     for w, h in ((1280, 720), (1920, 1080)):
         hd_paths = []
         for name in hd_names:
@@ -344,7 +347,41 @@ def part_accuracy(args, ff, run, data, lines, failures):
                     name, sigma, est[i][0], clean_est.get(name, 0.0), failures,
                     "gray8 %dx%d" % (w, h))))
         lines.append("| %dx%d | " % (w, h) + " | ".join(cells) + " |")
+        grids.append(check_grid(ff, hd_paths[0], w, h, failures))
+    lines += ["", "The grid of blocks (the verbose log): " + "; ".join(grids) + "."]
     log("accuracy, HD sizes: done")
+
+
+LOG_GRID = re.compile(r"Noise of component 0 estimated on (\d+)x(\d+) blocks of 8x8, "
+                      r"every (\d+) samples")
+
+
+def expected_grid(w, h):
+    """The grid of 8x8 blocks the documentation gives: a step of 2, or 4 or
+    8 on large planes, so that there are at most 65536 blocks."""
+    for step in (2, 4, 8):
+        nx, ny = (w - 8) // step + 1, (h - 8) // step + 1
+        if nx * ny <= 65536 or step == 8:
+            return nx, ny, step
+
+
+def check_grid(ff, path, w, h, failures):
+    """The grid of blocks of a gray picture's plane, as the filter's verbose
+    log gives it, against expected_grid(); returns a note."""
+    cmd = [ff.binary, "-nostdin", "-hide_banner", "-loglevel", "verbose"] + ff.hw_args() + \
+        ["-i", path, "-vf", "format=gray,hwupload,nlmeans_gpu=sigma=auto:%s,hwdownload,"
+         "format=gray" % CHEAP, "-f", "null", "-"]
+    p = ffmpeg.run(cmd)
+    m = LOG_GRID.search(p.err)
+    got = tuple(int(v) for v in m.groups()) if m else None
+    want = expected_grid(w, h)
+    if p.rc or got != want:
+        failures.append("grid of blocks at %dx%d: %s, expected %dx%d blocks every %d samples"
+                        % (w, h, "%dx%d every %d" % got if got else "no log line (exit %d)"
+                           % p.rc, *want))
+    return "%dx%d: %s blocks every %d samples%s" % (
+        w, h, "%dx%d" % got[:2] if got else "?", got[2] if got else 0,
+        "" if got == want else " (expected %dx%d every %d)" % want)
 
 
 def pan_frames(ff, data, name, size, frames, start=0):
@@ -603,6 +640,19 @@ def part_video(args, ff, run, data, lines, failures):
             failures.append("noise step, %d frames a second: the estimate not within %d %% of "
                             "the new level one second later%s"
                             % (rate, 100 * STEP_TOLERANCE, "" if rate == FPS else " (once)"))
+    # the same frames at 25 a second with a pause of 2 s before the step:
+    # the first frame after it weighs 1 - exp(-2 / 0.25) in the average, so
+    # the estimate is at the new level at once
+    _, est = run.run(b"".join(noisy), "gray", size, size, "nlmeans_gpu", "sigma=auto:" + CHEAP,
+                     pre="setpts=N+%d*gte(N\\,%d)" % (2 * FPS, step))
+    v = [e[0] for e in est]
+    lines.append("- the same at %d frames a second with a pause of 2 s before frame %d: the "
+                 "estimate %.2f there (frames %d to %d: %s)"
+                 % (FPS, step, v[step], step - 1, step + 2,
+                    ", ".join("%.2f" % x for x in v[step - 1:step + 3])))
+    if not abs(v[step] / 20 - 1) <= STEP_TOLERANCE:
+        failures.append("noise step after a pause of 2 s: the estimate %.2f, not within %d %% of "
+                        "the new level at once" % (v[step], 100 * STEP_TOLERANCE))
     # a cut to another photograph and noise level
     cut = FPS
     other = pan_frames(ff, data, "coffee", size, FPS)
