@@ -23,26 +23,31 @@ MAK = os.path.join(ROOT, 'tests', 'fate', 'gpu-denoise.mak')
 REFS = os.path.join(ROOT, 'tests', 'ref', 'fate')
 
 
-def source(size, fmt8, fmt, frames):
+def source(size, fmt8, fmt, frames, after_noise=''):
     """GPU_DENOISE_SRC of the makefile (d=1.6 for 8 frames): gbrp drawn by
-    testsrc2 itself, gray16le by way of gray, as there."""
+    testsrc2 itself, gray16le by way of gray, as there; after_noise: a
+    filter applied to the noisy 8-bit picture."""
     duration = '1.6' if frames == 8 else '0.6'
     first = '' if fmt8 == 'gbrp' else 'scale,'
     last = 'scale,format=gray,' if fmt == 'gray16le' else ''
     return (f'testsrc2=s=96x72:r=5:d={duration},{first}format={fmt8},'
-            f'noise=alls=25:allf=t,crop={size}:0:0,{last}scale,format={fmt}')
+            f'noise=alls=25:allf=t,{after_noise + "," if after_noise else ""}'
+            f'crop={size}:0:0,{last}scale,format={fmt}')
 
 
 def tests():
-    """(name, filter, size, 8-bit format, format, options, frames) of each
-    test, and the reference each one is compared with."""
+    """(name, filter, size, 8-bit format, format, options, frames, filter
+    after the noise) of each test, and the reference each one is compared
+    with."""
     text = open(MAK).read()
     refs = dict(re.findall(r'^fate-([\w-]+): REF = \$\(SRC_PATH\)/tests/ref/fate/([\w-]+)$',
                            text, re.M))
     for m in re.finditer(r'^\$\(eval \$\(call GPU_DENOISE_MD5_TEST,(.*)\)\)$', text, re.M):
         fields = re.split(r'(?<!\\),', m.group(1))
-        name, filt, size, fmt8, fmt, opts, frames = fields
-        yield name, filt, size, fmt8, fmt, opts, int(frames), refs.get(name, name)
+        name, filt, size, fmt8, fmt, opts, frames = fields[:7]
+        after_noise = fields[7] if len(fields) > 7 else ''
+        yield (name, filt, size, fmt8, fmt, opts, int(frames), after_noise,
+               refs.get(name, name))
 
 
 def main():
@@ -54,8 +59,9 @@ def main():
     tally = Tally()
     cases = [c for c in tests() if args.match in c[0]]
     tally.cases = len(cases)
-    for name, filt, size, fmt8, fmt, opts, frames, ref in cases:
-        graph = f'{source(size, fmt8, fmt, frames)},hwupload,{filt}={opts},hwdownload,format={fmt}'
+    for name, filt, size, fmt8, fmt, opts, frames, after_noise, ref in cases:
+        graph = (f'{source(size, fmt8, fmt, frames, after_noise)},hwupload,'
+                 f'{filt}={opts},hwdownload,format={fmt}')
         cmd = [args.ffmpeg, '-nostdin', '-nostats'] + ffmpeg.hw_args(args.device) + [
                '-lavfi', graph, '-frames:v', str(frames), '-bitexact', '-f', 'framemd5', '-']
         run = ffmpeg.run(cmd)

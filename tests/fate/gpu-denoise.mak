@@ -19,9 +19,10 @@ GPU_DENOISE_DEVICE = -init_hw_device opencl=ocl$(if $(OPENCL_DEVICE),:$(OPENCL_D
 # in, $(3): tested format. The input must be the same bytes on every FFmpeg
 # release the tests run on (8.1, 7.1, 5.1), but swscale's YUV to RGB and
 # limited-range luma to gray16le conversions differ between them: testsrc2
-# draws gbrp itself, and gray16le comes by way of gray.
+# draws gbrp itself, and gray16le comes by way of gray. $(4) (optional): a
+# filter applied to the noisy 8-bit picture.
 GPU_DENOISE_COMMA := ,
-GPU_DENOISE_SRC = testsrc2=s=96x72:r=5:d=0.6,$(if $(filter gbrp,$(2)),,scale$(GPU_DENOISE_COMMA))format=$(2),noise=alls=25:allf=t,crop=$(1):0:0,$(if $(filter gray16le,$(3)),scale$(GPU_DENOISE_COMMA)format=gray$(GPU_DENOISE_COMMA))scale,format=$(3)
+GPU_DENOISE_SRC = testsrc2=s=96x72:r=5:d=0.6,$(if $(filter gbrp,$(2)),,scale$(GPU_DENOISE_COMMA))format=$(2),noise=alls=25:allf=t,$(if $(4),$(4)$(GPU_DENOISE_COMMA))crop=$(1):0:0,$(if $(filter gray16le,$(3)),scale$(GPU_DENOISE_COMMA)format=gray$(GPU_DENOISE_COMMA))scale,format=$(3)
 
 GPU_DENOISE_DEPS = OPENCL TESTSRC2_FILTER SCALE_FILTER FORMAT_FILTER NOISE_FILTER \
                    HWUPLOAD_FILTER HWDOWNLOAD_FILTER RAWVIDEO_ENCODER         \
@@ -40,10 +41,11 @@ endef
 
 # $(1): test name, $(2): filter, $(3): size, $(4): 8-bit format,
 # $(5): tested format, $(6): filter options (':'-separated), $(7): frames
-# (3, or 8 from a longer source)
+# (3, or 8 from a longer source), $(8) (optional): a filter applied to the
+# noisy 8-bit picture (geq only)
 define GPU_DENOISE_MD5_TEST
-FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) FRAMEMD5_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER) += fate-$(1)
-fate-$(1): CMD = framemd5 $$(GPU_DENOISE_DEVICE) -lavfi "$$(if $$(filter 8,$(7)),$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),$$(call GPU_DENOISE_SRC,$(3),$(4),$(5))),hwupload,$(2)=$(6),hwdownload,format=$(5)" -frames:v $(7)
+FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) FRAMEMD5_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER $(if $(8),GEQ_FILTER)) += fate-$(1)
+fate-$(1): CMD = framemd5 $$(GPU_DENOISE_DEVICE) -lavfi "$$(if $$(filter 8,$(7)),$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5),$(8))),$$(call GPU_DENOISE_SRC,$(3),$(4),$(5),$(8))),hwupload,$(2)=$(6),hwdownload,format=$(5)" -frames:v $(7)
 endef
 
 # nlmeans_gpu: one test per format family
@@ -192,6 +194,9 @@ $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-gbrp,bm3d_gpu,64:48,gbrp,gbrp,s
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-csigma,bm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto:csigma=5,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-gray16,bm3d_gpu,64:48,yuv444p,gray16le,sigma=auto,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3))
+# bright samples only (200 to 255, the noise scaled with them): the
+# inverse transform's last segment
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve-bright,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3,geq=lum=200+p(X\,Y)*55/255))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-auto,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto:past=2:future=2,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-curve,vbm3d_gpu,96:72,yuv444p,gray,sigma=curve,8))
 
