@@ -14,7 +14,9 @@
 #   - causal=1 searches past frames only, whatever future says: the frames
 #     of future=0 (nlmeans_gpu and vbm3d_gpu "causal");
 #   - the device option: the device the filter creates is the one ffmpeg
-#     would give it (nlmeans_gpu "device").
+#     would give it (nlmeans_gpu "device");
+#   - mu2=0 keeps every coefficient: the output is the input (bm3d_gpu
+#     "mu2", which vbm3d_gpu takes).
 # The input: 6 noisy testsrc2 frames of 48x32.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
@@ -94,6 +96,14 @@ same "nlmeans_gpu, causal" yuv420p \
 same "vbm3d_gpu, causal" yuv420p \
     "vbm3d_gpu=sigma=20:past=2:future=3:causal=1" "vbm3d_gpu=sigma=20:past=2:future=0" \
     "vbm3d_gpu=sigma=20:past=2:future=3"
+
+# mu2=0: the input itself (null passes the OpenCL frames through); `ref`'s
+# default (0.9) and vbm3d_gpu's (1) denoise
+same "bm3d_gpu, mu2=0" gray "bm3d_gpu=sigma=20:mu2=0" "null" "bm3d_gpu=sigma=20"
+same "bm3d_gpu ref, mu2=0, RGB" gbrp "bm3d_gpu=sigma=20:preset=ref:mu2=0" "null" \
+    "bm3d_gpu=sigma=20:preset=ref"
+same "vbm3d_gpu, mu2=0" yuv420p "vbm3d_gpu=sigma=20:past=1:future=1:mu2=0" "null" \
+    "vbm3d_gpu=sigma=20:past=1:future=1"
 
 # the device option: software frames into a filter that creates its device
 # give the frames of the same filter given that device by ffmpeg
