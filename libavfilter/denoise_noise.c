@@ -673,6 +673,29 @@ static void log_estimates(AVFilterContext *avctx, const DenoiseNoise *n,
 }
 
 /*
+ * A transform of sigma=curve, or its inverse, applied in place to
+ * component c's plane, which starts 'offset' samples into 'plane'
+ * (noise_vst): v becomes the table starting 'table_offset' values into
+ * 'table', interpolated at (v - start) * scale.
+ */
+static int apply_table(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                       int c, cl_mem plane, cl_uint offset, cl_mem table,
+                       cl_uint table_offset, float start, float scale)
+{
+    const DenoiseComponent *comp = &dn->layout.comp[c];
+    const OpenCLKernelArg args[] = {
+        DENOISE_ARG(plane), DENOISE_ARG(offset), DENOISE_ARG(comp->width),
+        DENOISE_ARG(comp->height), DENOISE_ARG(table),
+        DENOISE_ARG(table_offset), DENOISE_ARG(start), DENOISE_ARG(scale),
+    };
+    cl_kernel kernel = dn->noise.kernels[DENOISE_NOISE_KERNEL_VST];
+
+    return ff_denoise_opencl_run(avctx, dn, kernel, args, FF_ARRAY_ELEMS(args),
+                                 comp->width, comp->height, 0, 0,
+                                 DENOISE_STAGE_VST);
+}
+
+/*
  * sigma=curve: the transforms of the noise curves of the components just
  * estimated, written to the device (the inverse ones for the slot), and
  * the forward one applied to the planes; the noise of the transformed
@@ -684,7 +707,6 @@ static int apply_curves(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     DenoiseNoise *n = &dn->noise;
     const size_t points = DENOISE_NOISE_VST_POINTS;
     float *forward = n->tables, *inverse = n->tables + DENOISE_MAX_COMPONENTS * points;
-    float forward_scale = (points - 1) / 255.0f, zero = 0.0f;
     cl_int cle;
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
@@ -713,20 +735,13 @@ static int apply_curves(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         return ff_denoise_opencl_error(avctx, "Failed to write the noise transforms", cle);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         const DenoiseComponent *comp = &dn->layout.comp[c];
-        cl_uint offset = (cl_uint)slots[c] * comp->width * comp->height;
-        cl_uint table_offset = c * points;
-        const OpenCLKernelArg args[] = {
-            DENOISE_ARG(rings[c]), DENOISE_ARG(offset), DENOISE_ARG(comp->width),
-            DENOISE_ARG(comp->height), DENOISE_ARG(n->vst_forward),
-            DENOISE_ARG(table_offset), DENOISE_ARG(zero), DENOISE_ARG(forward_scale),
-        };
         int err;
 
         if (!n->estimated[c] || !n->nbx[c])
             continue;
-        err = ff_denoise_opencl_run(avctx, dn, n->kernels[DENOISE_NOISE_KERNEL_VST],
-                                    args, FF_ARRAY_ELEMS(args), comp->width,
-                                    comp->height, 0, 0, DENOISE_STAGE_VST);
+        err = apply_table(avctx, dn, c, rings[c],
+                          (cl_uint)slots[c] * comp->width * comp->height,
+                          n->vst_forward, c * points, 0.0f, (points - 1) / 255.0f);
         if (err < 0)
             return err;
     }
@@ -739,22 +754,13 @@ int ff_denoise_noise_inverse(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     DenoiseNoise *n = &dn->noise;
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
-        const DenoiseComponent *comp = &dn->layout.comp[c];
-        cl_uint offset = 0;
-        cl_uint table_offset = (slot * DENOISE_MAX_COMPONENTS + c) * DENOISE_NOISE_VST_POINTS;
-        const OpenCLKernelArg args[] = {
-            DENOISE_ARG(planes[c]), DENOISE_ARG(offset), DENOISE_ARG(comp->width),
-            DENOISE_ARG(comp->height), DENOISE_ARG(n->vst_inverse),
-            DENOISE_ARG(table_offset), DENOISE_ARG(n->inverse_start[slot][c]),
-            DENOISE_ARG(n->inverse_scale[slot][c]),
-        };
         int err;
 
         if (!(mask & (1 << c)) || !n->estimated[c] || !n->nbx[c])
             continue;
-        err = ff_denoise_opencl_run(avctx, dn, n->kernels[DENOISE_NOISE_KERNEL_VST],
-                                    args, FF_ARRAY_ELEMS(args), comp->width,
-                                    comp->height, 0, 0, DENOISE_STAGE_VST);
+        err = apply_table(avctx, dn, c, planes[c], 0, n->vst_inverse,
+                          (slot * DENOISE_MAX_COMPONENTS + c) * DENOISE_NOISE_VST_POINTS,
+                          n->inverse_start[slot][c], n->inverse_scale[slot][c]);
         if (err < 0)
             return err;
     }
