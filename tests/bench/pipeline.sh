@@ -22,7 +22,8 @@
 # - the issue's bound: 1.2 x max(kernels, transfers).
 # Whole-command times are the median of REPEAT (3) measures. Details go to
 # $OUT; a short table is printed last. QUICK=1: small frames, to check the
-# script on a CPU device.
+# script on a CPU device. SIZES: other sizes (the first also gets the
+# MPEG-4 clip).
 
 NAME=pipeline N_FULL=200 N_QUICK=8
 . "$(dirname "$0")/common.sh"
@@ -30,7 +31,7 @@ NAME=pipeline N_FULL=200 N_QUICK=8
 if [ "${QUICK:-0}" = 1 ]; then
     SIZES="320x180 640x360" N0=2
 else
-    SIZES="1920x1080 3840x2160" N0=10
+    SIZES=${SIZES:-1920x1080 3840x2160} N0=10
 fi
 FILTERS="nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20 vbm3d_gpu=sigma=20:causal=1"
 CLBANDWIDTH=${CLBANDWIDTH:-}
