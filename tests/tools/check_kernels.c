@@ -104,6 +104,9 @@
  *                        of bytes, grid steps 8 to 16, flat, sloping,
  *                        clipped and random areas, the DCT and random
  *                        matrices: bit for bit
+ * Every buffer a kernel gets lies between two guard bands of at least 4 KiB
+ * (new_buffer()): a launch that changes a band fails its check, naming the
+ * argument and the byte, whether or not the output was right.
  * With --bench each kernel but the bm3d_filter_*, nlmeans_*, vbm3d_search
  * and work-group search ones is then timed on a larger input: the median
  * of --repeat launches (default 11), from OpenCL profiling events. --test
@@ -201,6 +204,7 @@ static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue queue;
 static int failures;
+static char guard_error[256];   /* the first write past a buffer in a check */
 
 /* ---------------------------------------------------------------------- */
 /* Helpers                                                                */
@@ -286,6 +290,7 @@ static void check_begin(Check *c, const char *kernel)
 {
     memset(c, 0, sizeof(*c));
     c->kernel = kernel;
+    guard_error[0] = 0;
 }
 
 /* Record the first failure of a check: which case, and what differs. */
@@ -302,6 +307,10 @@ static void check_fail(Check *c, const char *fmt, ...)
 
 static void check_end(Check *c)
 {
+    if (guard_error[0]) {
+        check_fail(c, "%s", guard_error);
+        guard_error[0] = 0;
+    }
     if (c->failed) {
         printf("FAIL %s: %s (%d of %d cases failed)\n", c->kernel, c->what,
                c->failed, c->cases);
@@ -555,6 +564,133 @@ typedef struct Arg {
 
 #define ARG(v) { sizeof(v), &(v) }
 
+static void read_buffer_at(cl_mem b, size_t offset, size_t size, void *dst)
+{
+    cl_check(clEnqueueReadBuffer(queue, b, CL_TRUE, offset, size, dst, 0,
+                                 NULL, NULL), "clEnqueueReadBuffer");
+}
+
+static void read_buffer(cl_mem b, size_t size, void *dst)
+{
+    read_buffer_at(b, 0, size, dst);
+}
+
+/*
+ * Each buffer is the middle of a larger one, between two guard bands of
+ * guard_bytes() filled with GUARD_FILL: the kernels get the middle (a
+ * sub-buffer), and run_kernel() reads the bands of its buffer arguments
+ * back after each launch, so that a write past either end of a buffer
+ * fails the check that launched it, on any device.
+ */
+#define GUARD_FILL  0xa5
+#define MAX_GUARDED 64
+
+typedef struct GuardedBuffer {
+    cl_mem buffer;          /* what the kernels get */
+    cl_mem whole;           /* the buffer with its two bands */
+    size_t size;
+} GuardedBuffer;
+
+static GuardedBuffer guarded[MAX_GUARDED];
+
+/* A band of at least 4 KiB where a sub-buffer may start (the device's
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bits). */
+static size_t guard_bytes(void)
+{
+    cl_uint align_bits = 0;
+    size_t bytes = 4096;
+
+    clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(align_bits),
+                    &align_bits, NULL);
+    while (bytes < align_bits / 8)
+        bytes *= 2;
+    return bytes;
+}
+
+static GuardedBuffer *find_guarded(cl_mem b)
+{
+    for (int i = 0; i < MAX_GUARDED; i++)
+        if (guarded[i].buffer && guarded[i].buffer == b)
+            return &guarded[i];
+    return NULL;
+}
+
+static cl_mem new_buffer(size_t size, const void *init)
+{
+    size_t guard = guard_bytes(), bytes = size ? size : 1;
+    cl_buffer_region middle = { guard, bytes };
+    GuardedBuffer *g = NULL;
+    unsigned char *fill;
+    cl_int err;
+
+    for (int i = 0; !g && i < MAX_GUARDED; i++)
+        if (!guarded[i].buffer)
+            g = &guarded[i];
+    if (!g)
+        die("more than %d buffers at once", MAX_GUARDED);
+    fill = alloc_or_die(guard);
+    memset(fill, GUARD_FILL, guard);
+    g->size  = bytes;
+    g->whole = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes + 2 * guard,
+                              NULL, &err);
+    cl_check(err, "clCreateBuffer");
+    cl_check(clEnqueueWriteBuffer(queue, g->whole, CL_TRUE, 0, guard, fill,
+                                  0, NULL, NULL), "clEnqueueWriteBuffer");
+    cl_check(clEnqueueWriteBuffer(queue, g->whole, CL_TRUE, guard + bytes,
+                                  guard, fill, 0, NULL, NULL),
+             "clEnqueueWriteBuffer");
+    if (init)
+        cl_check(clEnqueueWriteBuffer(queue, g->whole, CL_TRUE, guard, size,
+                                      init, 0, NULL, NULL),
+                 "clEnqueueWriteBuffer");
+    free(fill);
+    g->buffer = clCreateSubBuffer(g->whole, CL_MEM_READ_WRITE,
+                                  CL_BUFFER_CREATE_TYPE_REGION, &middle, &err);
+    cl_check(err, "clCreateSubBuffer");
+    return g->buffer;
+}
+
+/* Release a buffer of new_buffer() (and its bands) or an image. */
+static void release_mem(cl_mem m)
+{
+    GuardedBuffer *g = find_guarded(m);
+
+    clReleaseMemObject(m);
+    if (g) {
+        clReleaseMemObject(g->whole);
+        memset(g, 0, sizeof(*g));
+    }
+}
+
+/* Whether the bands of a buffer of new_buffer() still hold GUARD_FILL
+ * only; if not, say into guard_error (unless it holds the check's first
+ * such error already) the changed byte nearest to the buffer. */
+static void check_guard(const GuardedBuffer *g, int arg)
+{
+    size_t guard = guard_bytes();
+    unsigned char *band = alloc_or_die(guard);
+
+    for (int side = 0; side < 2; side++) {
+        size_t at = side ? guard + g->size : 0;
+
+        read_buffer_at(g->whole, at, guard, band);
+        for (size_t i = 0; i < guard; i++) {
+            size_t k = side ? i : guard - 1 - i;
+
+            if (band[k] == GUARD_FILL)
+                continue;
+            if (!guard_error[0])
+                snprintf(guard_error, sizeof(guard_error),
+                         "argument %d (a buffer of %zu bytes) written at "
+                         "byte %s%zu, %s", arg, g->size, side ? "" : "-",
+                         side ? g->size + k : guard - k,
+                         side ? "past its end" : "before its start");
+            break;
+        }
+    }
+    free(band);
+}
+
 /*
  * Set the arguments and run the kernel over at least width x height
  * work-items, rounded up to the work-group local_w x local_h (0: 16 x 8),
@@ -575,28 +711,18 @@ static double run_kernel(cl_kernel k, const Arg *args, int nb_args,
     cl_check(clEnqueueNDRangeKernel(queue, k, 2, NULL, global, local, 0, NULL, &ev),
              "clEnqueueNDRangeKernel");
     cl_check(clWaitForEvents(1, &ev), "kernel");
+    for (int i = 0; i < nb_args; i++) {
+        const GuardedBuffer *g = args[i].size == sizeof(cl_mem) ?
+                                 find_guarded(*(const cl_mem *)args[i].value) : NULL;
+        if (g)
+            check_guard(g, i);
+    }
     clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(start), &start, NULL);
     clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(end), &end, NULL);
     clReleaseEvent(ev);
     return (double)(end - start);
 }
 
-static cl_mem new_buffer(size_t size, const void *init)
-{
-    cl_int err;
-    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE |
-                              (init ? CL_MEM_COPY_HOST_PTR : 0),
-                              size ? size : 1, (void *)init, &err);
-
-    cl_check(err, "clCreateBuffer");
-    return b;
-}
-
-static void read_buffer(cl_mem b, size_t size, void *dst)
-{
-    cl_check(clEnqueueReadBuffer(queue, b, CL_TRUE, 0, size, dst, 0, NULL, NULL),
-             "clEnqueueReadBuffer");
-}
 
 /*
  * An image as FFmpeg's OpenCL frames hold a plane: one (CL_R) or two
@@ -790,8 +916,8 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
                    "slot %ld, (%ld, %ld): got %.9g, expected %.9g", f->name,
                    channels, channel, w, h, pw, ph, i / (long)plane,
                    i % (long)plane % pw, i % (long)plane / pw, got[i], exp[i]);
-    clReleaseMemObject(src);
-    clReleaseMemObject(dst);
+    release_mem(src);
+    release_mem(dst);
     free(img.data);
     free(data);
     free(got);
@@ -901,10 +1027,10 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
     }
 done:
     ref_set_shift(0);
-    clReleaseMemObject(src);
-    clReleaseMemObject(dst);
+    release_mem(src);
+    release_mem(dst);
     for (int i = 0; i < 2; i++) {
-        clReleaseMemObject(buf[i]);
+        release_mem(buf[i]);
         free(p[i]);
     }
     free(data);
@@ -1056,10 +1182,10 @@ static void normalise_case(Check *c, cl_kernel k, const char *variant,
                    beta, i / (long)plane,
                    i % (long)plane % w, i % (long)plane / w, got[i], exp[i],
                    i >= (long)(2 * plane) ? num[i - plane] : 0);
-    clReleaseMemObject(bnum);
-    clReleaseMemObject(bweights);
-    clReleaseMemObject(bkaiser);
-    clReleaseMemObject(dst);
+    release_mem(bnum);
+    release_mem(bweights);
+    release_mem(bkaiser);
+    release_mem(dst);
     free(num);
     free(weights);
     free(got);
@@ -1380,9 +1506,9 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
             break;
         }
     }
-    clReleaseMemObject(bframes);
-    clReleaseMemObject(bpos);
-    clReleaseMemObject(bdist);
+    release_mem(bframes);
+    release_mem(bpos);
+    release_mem(bdist);
     free(frames);
     free(pos_got);
     free(pos_exp);
@@ -1661,13 +1787,13 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
             break;
         }
     }
-    clReleaseMemObject(bnoisy);
-    clReleaseMemObject(bbasic);
-    clReleaseMemObject(bpos);
-    clReleaseMemObject(bdist);
-    clReleaseMemObject(bkaiser);
-    clReleaseMemObject(bnum);
-    clReleaseMemObject(bweights);
+    release_mem(bnoisy);
+    release_mem(bbasic);
+    release_mem(bpos);
+    release_mem(bdist);
+    release_mem(bkaiser);
+    release_mem(bnum);
+    release_mem(bweights);
     free(noisy);
     free(basic);
     free(bytes);
@@ -2028,11 +2154,11 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
         }
     }
 done:
-    clReleaseMemObject(bframes);
-    clReleaseMemObject(bsums);
-    clReleaseMemObject(bpos);
-    clReleaseMemObject(bweights);
-    clReleaseMemObject(bmeans);
+    release_mem(bframes);
+    release_mem(bsums);
+    release_mem(bpos);
+    release_mem(bweights);
+    release_mem(bmeans);
     free(s_got);
     free(s_exp);
     free(frames);
@@ -2333,9 +2459,9 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
             };
             run_kernel(k, args, 19, w, y_end - y, 0, 0);
         }
-        clReleaseMemObject(bpos);
-        clReleaseMemObject(bweights);
-        clReleaseMemObject(bmeans);
+        release_mem(bpos);
+        release_mem(bweights);
+        release_mem(bmeans);
         free(band_pos);
         free(band_weights);
         free(band_means);
@@ -2368,9 +2494,9 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
         }
     }
 done:
-    clReleaseMemObject(bframes);
+    release_mem(bframes);
     for (int ch = 0; ch < channels; ch++)
-        clReleaseMemObject(bdst[ch]);
+        release_mem(bdst[ch]);
     for (int ch = 0; ch < 3; ch++) {
         free(got[ch]);
         free(exp[ch]);
@@ -2581,9 +2707,9 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
             break;
         }
     }
-    clReleaseMemObject(bframes);
-    clReleaseMemObject(bpos);
-    clReleaseMemObject(bdist);
+    release_mem(bframes);
+    release_mem(bpos);
+    release_mem(bdist);
     free(s.tables);
     free(base);
     free(chans);
@@ -2797,9 +2923,9 @@ static void noise_select_case(Check *c, cl_kernel k, size_t size)
             break;
         }
 done:
-    clReleaseMemObject(bhist);
-    clReleaseMemObject(bthr);
-    clReleaseMemObject(bstats);
+    release_mem(bhist);
+    release_mem(bthr);
+    release_mem(bstats);
     free(stats);
     free(exp);
     free(got);
@@ -2874,9 +3000,9 @@ static void noise_accumulate_case(Check *c, cl_kernel k)
                        nbx, nby, per_bin, base, i, got[i], exp[i]);
             break;
         }
-    clReleaseMemObject(bcodes);
-    clReleaseMemObject(bthr);
-    clReleaseMemObject(bstats);
+    release_mem(bcodes);
+    release_mem(bthr);
+    release_mem(bstats);
     free(codes);
     free(stats);
     free(exp);
@@ -2936,8 +3062,8 @@ static void noise_vst_case(Check *c, cl_kernel k)
         check_fail(c, "%dx%d at %u, start %g, scale %g: sample %ld (input %.9g): got %.9g, "
                    "expected %.9g", width, height, offset, start, scale, d, plane[d], got[d],
                    exp[d]);
-    clReleaseMemObject(bplane);
-    clReleaseMemObject(btable);
+    release_mem(bplane);
+    release_mem(btable);
     free(plane);
     free(exp);
     free(got);
@@ -3126,10 +3252,10 @@ static void noise_blocks_case(Check *c, cl_kernel k, int bytes)
             break;
         }
 done:
-    clReleaseMemObject(bplane);
-    clReleaseMemObject(bdct);
-    clReleaseMemObject(bcodes);
-    clReleaseMemObject(bhist);
+    release_mem(bplane);
+    release_mem(bdct);
+    release_mem(bcodes);
+    release_mem(bhist);
     free(plane);
     free(plane8);
     free(exp);
@@ -3263,14 +3389,14 @@ static void bench_all(cl_program prog)
             bench("patch_search", "320x240 step 4 radius 10 NB 16", k, args,
                   22, nx, ny);
         }
-        clReleaseMemObject(pos);
-        clReleaseMemObject(dist);
+        release_mem(pos);
+        release_mem(dist);
         clReleaseKernel(k);
     }
-    clReleaseMemObject(img);
-    clReleaseMemObject(out);
-    clReleaseMemObject(buf);
-    clReleaseMemObject(num);
+    release_mem(img);
+    release_mem(out);
+    release_mem(buf);
+    release_mem(num);
     free(img8);
     free(fplane);
     free(acc);
