@@ -43,8 +43,10 @@
  *   bm3d_filter_ht       one group per launch, group sizes 1 to NB, against
  *                        bm3d_group_size() and bm3d_hard_threshold_group():
  *                        the fixed-point accumulators bit for bit, with
- *                        both kinds of atomics, and on rings of RGB bytes
- *                        (each opponent channel)
+ *                        both kinds of atomics, on rings of RGB bytes
+ *                        (each opponent channel), and in programs of
+ *                        groups of 32 and of 8, each with Haar and with
+ *                        Walsh-Hadamard along the groups
  *   bm3d_filter_wiener   the same groups with a basic estimate as the
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
@@ -484,19 +486,21 @@ static void append_transforms(char *defines, int bior)
 }
 
 /*
- * bm3d_gpu's program with NB_NEIGHBORS = NB, the Haar transform, the given
+ * bm3d_gpu's program with NB_NEIGHBORS = nb, the Haar transform along the
+ * groups (else Walsh-Hadamard, vbm3d_gpu's default), the given
  * accumulators and first-step transform (Bior1.5 when 'bior', else the
  * DCT), as build_program() of vf_bm3d_gpu.c builds it; with 'rgb' its
  * rings of RGB bytes (DENOISE_RING_T uchar, DENOISE_RING_RGB 1), as
  * vbm3d_gpu's program has them for RGB grouped jointly.
  */
-static cl_program build_program(int int64_atomics, int bior, int rgb)
+static cl_program build_program(int nb, int haar, int int64_atomics, int bior,
+                                int rgb)
 {
     static char defines[DEFINES_SIZE];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
-             "#define BM3D_INT64_ATOMICS %d\n%s", NB, 1, int64_atomics,
+             "#define BM3D_INT64_ATOMICS %d\n%s", nb, haar, int64_atomics,
              rgb ? "#define DENOISE_RING_T uchar\n#define DENOISE_RING_RGB 1\n" : "");
     append_transforms(defines, bior);
     return build_sources(defines, SRC_BM3D, SRC_BM3D);
@@ -1652,7 +1656,7 @@ static const FilterWindow filter_windows[] = {
  * computed by opponent.h, and of the basic bytes.
  */
 static void filter_case(Check *c, cl_kernel k, const char *variant,
-                        const BM3DTables *t, int w, int h, int group,
+                        const BM3DTables *t, int nb, int w, int h, int group,
                         float sigma, int wiener, int full,
                         const FilterWindow *fw, int rgb_channel)
 {
@@ -1677,9 +1681,9 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     const float **basics = alloc_or_die((hi + 1) * sizeof(*basics));
     int64_t **nums = alloc_or_die((hi + 1) * sizeof(*nums));
     int64_t **weights_of = alloc_or_die((hi + 1) * sizeof(*weights_of));
-    BM3DNeighbor best[NB];
-    uint32_t pos[NB];
-    float dist[NB];
+    BM3DNeighbor best[BM3D_MAX_GROUP];
+    uint32_t pos[BM3D_MAX_GROUP];
+    float dist[BM3D_MAX_GROUP];
     const int rgb = rgb_channel >= 0;
     uint8_t *bytes = rgb ? alloc_or_die(6 * planes_size) : NULL;
     cl_uint plane_size = plane, stride = rgb ? planes_size : 0;
@@ -1723,7 +1727,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         nums[f]       = f < fw->t ? NULL : num + acc;
         weights_of[f] = f < fw->t ? NULL : weights + acc;
     }
-    for (int e = 0; e < NB; e++) {
+    for (int e = 0; e < nb; e++) {
         int x = rnd(w - BM3D_PATCH + 1), y = rnd(h - BM3D_PATCH + 1);
         int f = e ? lo + (int)rnd(hi - lo + 1) : fw->t;
 
@@ -1733,16 +1737,16 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
         dist[e] = rndf(0.0f, (full ? 1.0f : 1.5f) * 64.0f * tau);
     }
     dist[0] = 0.0f;
-    qsort(dist + 1, NB - 1, sizeof(float), cmp_float);
-    for (int e = 0; e < NB; e++)
+    qsort(dist + 1, nb - 1, sizeof(float), cmp_float);
+    for (int e = 0; e < nb; e++)
         best[e].dist = dist[e];
 
     bnoisy   = rgb ? new_buffer(3 * planes_size, bytes) :
                      new_buffer(planes_size * sizeof(float), noisy);
     bbasic   = rgb ? new_buffer(3 * planes_size, bytes + 3 * planes_size) :
                      new_buffer(planes_size * sizeof(float), basic);
-    bpos     = new_buffer(sizeof(pos), pos);
-    bdist    = new_buffer(sizeof(dist), dist);
+    bpos     = new_buffer(nb * sizeof(*pos), pos);
+    bdist    = new_buffer(nb * sizeof(*dist), dist);
     bkaiser  = new_buffer(sizeof(t->kaiser), t->kaiser);
     bnum     = new_buffer(acc_size * sizeof(int64_t), num);     /* zeros */
     bweights = new_buffer(acc_size * sizeof(int64_t), weights);
@@ -1811,7 +1815,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
  * model's tables t; with 'rgb' (a program of rings of RGB bytes) each
  * case on one of the three opponent channels in turn. */
 static void filter_cases(Check *c, cl_program prog, const char *variant,
-                         const BM3DTables *t, int wiener, int rgb)
+                         const BM3DTables *t, int nb, int wiener, int rgb)
 {
     static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
     static const float ht_sigmas[] = { 2.0f, 10.0f, 40.0f };
@@ -1822,9 +1826,9 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
     int i = 0;
 
     for (int s = 0; s < 3; s++)
-        for (int group = 1; group <= NB; group *= 2)
+        for (int group = 1; group <= nb; group *= 2)
             for (int si = 0; si < nb_sigmas; si++, i++)
-                filter_case(c, k, variant, t, sizes[s].w, sizes[s].h, group,
+                filter_case(c, k, variant, t, nb, sizes[s].w, sizes[s].h, group,
                             sigmas[si], wiener, (s + si) % 2,
                             &filter_windows[i % (sizeof(filter_windows) /
                                                   sizeof(filter_windows[0]))],
@@ -1836,26 +1840,46 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
  * and kaiser=2 (the fast preset's tables); then a program whose first step
  * uses Bior1.5 (the ref preset's), the second still the DCT: the model's
  * tables must be those of the step the kernel filters; then a program of
- * rings of RGB bytes (the DCT). */
+ * rings of RGB bytes (the DCT); then groups of 32 (ref's second step) and
+ * of 8 (vbm3d_gpu's defaults), each with Haar and with Walsh-Hadamard
+ * along the groups, so that every level of both transforms runs. */
 static void check_filter(cl_program *progs, const char *const *variants,
                          int nb_progs, int wiener)
 {
+    static const struct {
+        int nb, haar;
+        const char *name;
+    } groups[] = {
+        { 32, 1, "groups of 32 (Haar)" },
+        { 32, 0, "groups of 32 (Walsh-Hadamard)" },
+        {  8, 1, "groups of 8 (Haar)" },
+        {  8, 0, "groups of 8 (Walsh-Hadamard)" },
+    };
     BM3DTables dct, bior;
-    cl_program prog_bior, prog_rgb;
+    cl_program prog;
     Check c;
 
     bm3d_init_tables(&dct, 2.0f, 0, 1);
     bm3d_init_tables(&bior, 2.0f, 1, 1);
     check_begin(&c, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
     for (int p = 0; p < nb_progs; p++)
-        filter_cases(&c, progs[p], variants[p], &dct, wiener, 0);
-    prog_bior = build_program(has_int64_atomics(), 1, 0);
-    filter_cases(&c, prog_bior, "Bior1.5 first step", wiener ? &dct : &bior,
+        filter_cases(&c, progs[p], variants[p], &dct, NB, wiener, 0);
+    prog = build_program(NB, 1, has_int64_atomics(), 1, 0);
+    filter_cases(&c, prog, "Bior1.5 first step", wiener ? &dct : &bior, NB,
                  wiener, 0);
-    clReleaseProgram(prog_bior);
-    prog_rgb = build_program(has_int64_atomics(), 0, 1);
-    filter_cases(&c, prog_rgb, "rings of RGB bytes", &dct, wiener, 1);
-    clReleaseProgram(prog_rgb);
+    clReleaseProgram(prog);
+    prog = build_program(NB, 1, has_int64_atomics(), 0, 1);
+    filter_cases(&c, prog, "rings of RGB bytes", &dct, NB, wiener, 1);
+    clReleaseProgram(prog);
+    for (size_t g = 0; g < sizeof(groups) / sizeof(groups[0]); g++) {
+        BM3DTables tables;
+
+        bm3d_init_tables(&tables, 2.0f, 0, groups[g].haar);
+        prog = build_program(groups[g].nb, groups[g].haar,
+                             has_int64_atomics(), 0, 0);
+        filter_cases(&c, prog, groups[g].name, &tables, groups[g].nb, wiener, 0);
+        clReleaseProgram(prog);
+    }
     check_end(&c);
 }
 
@@ -3457,12 +3481,12 @@ int main(int argc, char **argv)
     /* the accumulators the filter chooses (atomics=auto), then the other
      * variant where the device has 64-bit atomics (atomics=int32) */
     variants[nb_progs] = has_int64_atomics() ? "64-bit atomics" : "32-bit pairs";
-    progs[nb_progs++]  = build_program(has_int64_atomics(), 0, 0);
+    progs[nb_progs++]  = build_program(NB, 1, has_int64_atomics(), 0, 0);
     if (has_int64_atomics() &&
         (selected("bm3d_normalise") || selected("bm3d_filter_ht") ||
          selected("bm3d_filter_wiener"))) {
         variants[nb_progs] = "32-bit pairs";
-        progs[nb_progs++]  = build_program(0, 0, 0);
+        progs[nb_progs++]  = build_program(NB, 1, 0, 0, 0);
     }
 
     if (selected("denoise_load_plane"))
