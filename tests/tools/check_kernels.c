@@ -29,6 +29,10 @@
  *                        ref_pad_image() and ref_load_plane()
  *   denoise_store_plane  the same formats, channel masks, padded pitches
  *                        against ref_tool.c's ref_quantise()
+ *   denoise_opponent_forward  RGB to opponent channels and back, in a slot
+ *   and _inverse         of rings of three planes, integer and float
+ *                        samples, against opponent.h: bit for bit, the
+ *                        other slots unchanged
  *   bm3d_normalise       random fixed-point sums against bm3d_divide(),
  *                        with 64-bit atomics (where the device has them)
  *                        and with pairs of 32-bit words; bm3d_normalise_u8
@@ -1065,6 +1069,85 @@ static void check_store(cl_program prog)
     }
     check_end(&c);
     clReleaseKernel(k);
+}
+
+/* ---------------------------------------------------------------------- */
+/* denoise_opponent_forward, denoise_opponent_inverse                     */
+
+/*
+ * One plane of w x h in slot 'slot' of rings of three planes (p0, p1, p2,
+ * random samples: integers of 0 .. 255 or any float in -300 .. 300) through
+ * the kernel k, forward (RGB to opponent channels) or not, against
+ * opponent.h: the slot bit for bit, the other slots unchanged.
+ */
+static void opponent_case(Check *c, cl_kernel k, int forward, int w, int h,
+                          int slot, int integers)
+{
+    const size_t plane = (size_t)w * h, ring = 3 * plane;
+    float *exp[3], *got = alloc_or_die(ring * sizeof(float));
+    cl_mem buf[3];
+    cl_int width = w, height = h;
+    cl_uint offset = slot * plane;
+
+    for (int ch = 0; ch < 3; ch++) {
+        exp[ch] = alloc_or_die(ring * sizeof(float));
+        for (size_t i = 0; i < ring; i++)
+            exp[ch][i] = integers ? (float)rnd(256) : rndf(-300.0f, 300.0f);
+        buf[ch] = new_buffer(ring * sizeof(float), exp[ch]);
+    }
+    {
+        const Arg args[] = {
+            ARG(buf[0]), ARG(buf[1]), ARG(buf[2]), ARG(width), ARG(height),
+            ARG(offset),
+        };
+        run_kernel(k, args, 6, w, h, 0, 0);
+    }
+    for (size_t i = offset; i < offset + plane; i++) {
+        float in[3] = { exp[0][i], exp[1][i], exp[2][i] }, out[3];
+
+        if (forward)
+            opponent_forward(in[0], in[1], in[2], out);
+        else
+            opponent_inverse(in[0], in[1], in[2], out);
+        for (int ch = 0; ch < 3; ch++)
+            exp[ch][i] = out[ch];
+    }
+    c->cases++;
+    for (int ch = 0; ch < 3; ch++) {
+        long d;
+
+        read_buffer(buf[ch], ring * sizeof(float), got);
+        d = first_float_diff(got, exp[ch], ring);
+        if (d >= 0) {
+            check_fail(c, "%s samples, %dx%d in slot %d: plane %d, slot %ld, "
+                       "(%ld, %ld): got %.9g, expected %.9g",
+                       integers ? "integer" : "float", w, h, slot, ch,
+                       d / (long)plane, d % (long)plane % w,
+                       d % (long)plane / w, got[d], exp[ch][d]);
+            break;
+        }
+    }
+    for (int ch = 0; ch < 3; ch++) {
+        release_mem(buf[ch]);
+        free(exp[ch]);
+    }
+    free(got);
+}
+
+static void check_opponent(cl_program prog, int forward)
+{
+    const char *name = forward ? "denoise_opponent_forward" :
+                                 "denoise_opponent_inverse";
+    cl_kernel k = get_kernel(prog, name);
+    Check c;
+
+    check_begin(&c, name);
+    for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++)
+        for (int integers = 0; integers < 2; integers++)
+            opponent_case(&c, k, forward, load_sizes[s].w, load_sizes[s].h,
+                          rnd(3), integers);
+    clReleaseKernel(k);
+    check_end(&c);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -3493,6 +3576,10 @@ int main(int argc, char **argv)
         check_load(progs[0]);
     if (selected("denoise_store_plane"))
         check_store(progs[0]);
+    if (selected("denoise_opponent_forward"))
+        check_opponent(progs[0], 1);
+    if (selected("denoise_opponent_inverse"))
+        check_opponent(progs[0], 0);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
