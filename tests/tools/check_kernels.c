@@ -94,6 +94,10 @@
  *                        sizes of one to three work-groups a side, against
  *                        the model as patch_search: the regular grid's
  *                        tables bit for bit, the rest left as it was
+ *   patch_search,        the same with three channels, channel 0 of weight
+ *   _tiled and _edge     1 and the others random, in nlmeans_gpu's program
+ *   (3 channels)         of joint colour, against the contract of
+ *                        search_distance() (search_distance_ref())
  *   noise_select,        the noise estimation's integer stages against C
  *   noise_accumulate     references of their contracts (noise_estimate.cl):
  *                        random histograms (empty, sparse and full rows),
@@ -1374,7 +1378,50 @@ typedef struct SearchCase {
     int ref_first;
     int band;               /* search grid rows 1 .. ny - 2 only */
     int skip;               /* leave the top-left patches (per tiled kernel) */
+    int channels;           /* 0 or 1: one channel of weight 1; 3: joint
+                               colour, channels ring planes apart */
+    float weights[3];       /* with 3 channels, each one's weight */
 } SearchCase;
+
+/*
+ * The distance of the patches at a and b as search_distance() of
+ * patch_search.cl groups it: in each row, the squares of 'block'
+ * consecutive samples summed, times the channel's weight and added over the
+ * channels in order; these along the row, then the rows from the top. With
+ * one channel of weight 1, bm3d_patch_distance_sized()'s.
+ */
+static float search_distance_ref(const SearchCase *sc, const float *a,
+                                 const float *b, size_t stride, int block)
+{
+    const int w = sc->width, patch = sc->patch;
+    const int channels = sc->channels > 1 ? sc->channels : 1;
+    float ssd = 0.0f;
+
+    if (channels == 1)
+        return bm3d_patch_distance_sized(a, b, w, patch, block);
+    for (int j = 0; j < patch; j++) {
+        float row = 0.0f;
+
+        for (int k = 0; k < patch; k += block) {
+            float blocks = 0.0f;
+
+            for (int c = 0; c < channels; c++) {
+                const float *ac = a + c * stride + j * w;
+                const float *bc = b + c * stride + j * w;
+                float sum = 0.0f;
+
+                for (int i = k; i < k + block; i++) {
+                    float d = ac[i] - bc[i];
+                    sum = fmaf(d, d, sum);
+                }
+                blocks += sc->weights[c] * sum;
+            }
+            row += blocks;
+        }
+        ssd += row;
+    }
+    return ssd;
+}
 
 /*
  * The model's search, for the kernel's contract (patch_search.cl): the
@@ -1382,7 +1429,7 @@ typedef struct SearchCase {
  * reference's position (the first at 0 with ref_first); the candidates
  * inside the plane within 'radius' of the reference, frame by frame of the
  * window, row by row, the reference itself excepted with ref_first, are
- * kept by bm3d_keep_best() with bm3d_patch_distance_sized()'s distance;
+ * kept by bm3d_keep_best() with search_distance_ref()'s distance;
  * for the reference patches with gx < only_nx and gy < only_ny, but those
  * with gx < skip_nx and gy < skip_ny.
  */
@@ -1427,9 +1474,9 @@ static void search_reference(const SearchCase *sc, const float *frames,
                         cand.frame = 0;
                         if (sc->ref_first && cand.pos == ref_pos)
                             continue;
-                        cand.dist = bm3d_patch_distance_sized(frames + ref_pos,
-                                                              frames + cand.pos,
-                                                              w, patch, block);
+                        cand.dist = search_distance_ref(sc, frames + ref_pos,
+                                                        frames + cand.pos,
+                                                        sc->ring * plane, block);
                         bm3d_keep_best(best, NB, cand);
                     }
                 }
@@ -1519,19 +1566,23 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     int nb_edge     = edge_column + (regular_ny < ny && last_row >= gy_first &&
                                      last_row < gy_end ? nx : 0);
     size_t refs = (size_t)(gy_end - gy_first) * nx;
-    float *frames = alloc_or_die(sc->ring * plane * sizeof(float));
+    /* DENOISE_CHANNELS_SINGLE, or joint colour: the channels' rings
+     * stride samples apart */
+    int channels = sc->channels > 1 ? sc->channels : 1;
+    cl_uint stride = channels > 1 ? sc->ring * plane : 0;
+    size_t samples = channels * sc->ring * plane;
+    float *frames = alloc_or_die(samples * sizeof(float));
     uint32_t *pos_got = alloc_or_die(refs * NB * sizeof(uint32_t));
     uint32_t *pos_exp = alloc_or_die(refs * NB * sizeof(uint32_t));
     float *dist_got = alloc_or_die(refs * NB * sizeof(float));
     float *dist_exp = alloc_or_die(refs * NB * sizeof(float));
-    /* DENOISE_CHANNELS_SINGLE */
-    int channels = 1;
-    cl_uint stride = 0;
     cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
     size_t local0, local1;
     cl_mem bframes, bpos, bdist;
 
-    for (size_t j = 0; j < sc->ring * plane; j++)
+    for (int ch = 0; ch < 3 && channels > 1; ch++)
+        weights.s[ch] = sc->weights[ch];
+    for (size_t j = 0; j < samples; j++)
         frames[j] = sc->levels > 0 ? (float)rnd(sc->levels) :
                     sc->levels < 0 ? ref_to_8bit_scale(rnd(-sc->levels) * 4111, 65535) :
                     ref_to_8bit_scale(rnd(1024) << 6, 65535);
@@ -1540,7 +1591,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
         pos_exp[j]  = 0xdeadbeef;
         dist_exp[j] = -1.0f;
     }
-    bframes = new_buffer(sc->ring * plane * sizeof(float), frames);
+    bframes = new_buffer(samples * sizeof(float), frames);
     bpos    = new_buffer(refs * NB * sizeof(uint32_t), pos_exp);
     bdist   = new_buffer(refs * NB * sizeof(float), dist_exp);
     search_local_sizes(sc->kernel, patch, step, block, &local0, &local1);
@@ -1616,7 +1667,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  * (nlmeans_gpu), windows of frames, bands. Sizes from one work-group to
  * two in each direction.
  */
-static void check_search(cl_program prog, int entry)
+static void check_search(cl_program prog, int entry, int channels)
 {
     const int kernel = search_kernels[entry].base;
     static const struct { int w, h; } sizes[] = {
@@ -1644,7 +1695,11 @@ static void check_search(cl_program prog, int entry)
     Check c;
     int n = 0;
 
-    check_begin(&c, search_kernels[entry].name);
+    static char joint_name[64];
+
+    snprintf(joint_name, sizeof(joint_name), "%s (3 channels)",
+             search_kernels[entry].name);
+    check_begin(&c, channels > 1 ? joint_name : search_kernels[entry].name);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
             for (int ri = 0; ri < (int)(sizeof(radii) / sizeof(radii[0])); ri++) {
@@ -1657,6 +1712,8 @@ static void check_search(cl_program prog, int entry)
                     .step = steps[st], .radius = radii[ri],
                     .levels = levels[n % 3], .ref_first = (n / 3) % 2,
                     .band = n % 5 == 1, .skip = !kernel && n % 7 == 3,
+                    .channels = channels,
+                    .weights = { 1.0f, 1.0f, 1.0f },
                 };
                 /* one frame, or a window of two in a ring of three that
                  * wraps around, the reference the first or the second */
@@ -1677,12 +1734,37 @@ static void check_search(cl_program prog, int entry)
                              "memory does not fit this device: skipped");
                     continue;
                 }
+                /* joint colour: channel 0 of weight 1, as the filter's */
+                for (int ch = 1; ch < channels; ch++)
+                    sc.weights[ch] = rndf(0.25f, 4.0f);
                 search_case(&c, k, &sc);
             }
         }
     }
     check_end(&c);
     clReleaseKernel(k);
+}
+
+/*
+ * The searches of nlmeans_gpu's joint colour (its program of
+ * SEARCH_CHANNELS 3): three channels, channel 0 of weight 1 and the others
+ * random, through the kernels tiled_kernel() of denoise_opencl.c can give
+ * it (the per-patch, tiled and edge searches).
+ */
+static void check_joint_search(void)
+{
+    static const int entries[] = { SEARCH_PATCH, SEARCH_TILED, SEARCH_EDGE };
+    cl_program prog = NULL;
+
+    for (int e = 0; e < 3; e++) {
+        if (!selected(search_kernels[entries[e]].name))
+            continue;
+        if (!prog)
+            prog = build_nlmeans_program(3);
+        check_search(prog, entries[e], 3);
+    }
+    if (prog)
+        clReleaseProgram(prog);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -3576,14 +3658,10 @@ int main(int argc, char **argv)
         check_load(progs[0]);
     if (selected("denoise_store_plane"))
         check_store(progs[0]);
-    if (selected("denoise_opponent_forward"))
-        check_opponent(progs[0], 1);
-    if (selected("denoise_opponent_inverse"))
-        check_opponent(progs[0], 0);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
-        check_search(progs[0], SEARCH_PATCH);
+        check_search(progs[0], SEARCH_PATCH, 1);
     if (selected("bm3d_filter_ht"))
         check_filter(progs, variants, nb_progs, 0);
     if (selected("bm3d_filter_wiener"))
@@ -3597,8 +3675,13 @@ int main(int argc, char **argv)
     /* after the others, whose inputs for a seed they leave as they were */
     for (int i = SEARCH_TILED; i < SEARCH_NB; i++)
         if (selected(search_kernels[i].name))
-            check_search(progs[0], i);
+            check_search(progs[0], i, 1);
     check_noise(progs[0]);
+    if (selected("denoise_opponent_forward"))
+        check_opponent(progs[0], 1);
+    if (selected("denoise_opponent_inverse"))
+        check_opponent(progs[0], 0);
+    check_joint_search();
     if (opt.bench)
         bench_all(progs[0]);
 
