@@ -1665,7 +1665,9 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  * patch_search_tiled for the other steps on fractional samples (16-bit
  * frames, 16-bit levels for ties), and with ref_first 1 (bm3d_gpu) and 0
  * (nlmeans_gpu), windows of frames, bands. Sizes from one work-group to
- * two in each direction.
+ * two in each direction. With 'channels' 3 (a program of SEARCH_CHANNELS
+ * 3), each case on three channels, channel 0 of weight 1 and the others of
+ * random weights.
  */
 static void check_search(cl_program prog, int entry, int channels)
 {
