@@ -50,7 +50,8 @@
  *                        both kinds of atomics, on rings of RGB bytes
  *                        (each opponent channel), and in programs of
  *                        groups of 32 and of 8, each with Haar and with
- *                        Walsh-Hadamard along the groups
+ *                        Walsh-Hadamard along the groups, and of 4 and 2
+ *                        with Haar
  *   bm3d_filter_wiener   the same groups with a basic estimate as the
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
@@ -2009,7 +2010,9 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
  * tables must be those of the step the kernel filters; then a program of
  * rings of RGB bytes (the DCT); then groups of 32 (ref's second step) and
  * of 8 (vbm3d_gpu's defaults), each with Haar and with Walsh-Hadamard
- * along the groups, so that every level of both transforms runs. */
+ * along the groups, so that every level of both transforms runs, and
+ * groups of 4 and 2 with Haar, whose program keeps a level only where NB
+ * reaches its length (Walsh-Hadamard tests n at each level). */
 static void check_filter(cl_program *progs, const char *const *variants,
                          int nb_progs, int wiener)
 {
@@ -2021,6 +2024,8 @@ static void check_filter(cl_program *progs, const char *const *variants,
         { 32, 0, "groups of 32 (Walsh-Hadamard)" },
         {  8, 1, "groups of 8 (Haar)" },
         {  8, 0, "groups of 8 (Walsh-Hadamard)" },
+        {  4, 1, "groups of 4 (Haar)" },
+        {  2, 1, "groups of 2 (Haar)" },
     };
     BM3DTables dct, bior;
     cl_program prog;
