@@ -602,6 +602,7 @@ typedef struct GuardedBuffer {
     cl_mem buffer;          /* what the kernels get */
     cl_mem whole;           /* the buffer with its two bands */
     size_t size;
+    size_t guard;           /* the bytes of each band */
 } GuardedBuffer;
 
 static GuardedBuffer guarded[MAX_GUARDED];
@@ -644,6 +645,7 @@ static cl_mem new_buffer(size_t size, const void *init)
     fill = alloc_or_die(guard);
     memset(fill, GUARD_FILL, guard);
     g->size  = bytes;
+    g->guard = guard;
     g->whole = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes + 2 * guard,
                               NULL, &err);
     cl_check(err, "clCreateBuffer");
@@ -680,7 +682,7 @@ static void release_mem(cl_mem m)
  * such error already) the changed byte nearest to the buffer. */
 static void check_guard(const GuardedBuffer *g, int arg)
 {
-    size_t guard = guard_bytes();
+    size_t guard = g->guard;
     unsigned char *band = alloc_or_die(guard);
 
     for (int side = 0; side < 2; side++) {
@@ -1698,7 +1700,7 @@ static void check_search(cl_program prog, int entry, int channels)
     Check c;
     int n = 0;
 
-    static char joint_name[64];
+    char joint_name[64];
 
     snprintf(joint_name, sizeof(joint_name), "%s (3 channels)",
              search_kernels[entry].name);
