@@ -39,7 +39,8 @@
  *                        (into bytes) against the same, rounded, within
  *                        0 .. 255 or -128 .. 127 plus 128 (vbm3d_model.c's
  *                        round_basic()), the other bytes unchanged
- *   patch_search         small random planes (few levels, for ties, or
+ *   patch_search         small random planes (few levels, for ties,
+ *                        constant planes, for ties at distance 0, or
  *                        fractional samples), steps, radii, windows of
  *                        frames in a ring, bands, ref_first, skipped
  *                        patches, against bm3d_grid_pos(),
@@ -1638,6 +1639,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
                        "grid rows %d..%d, %s %dx%d: reference (%d, %d) entry %d: "
                        "got position %u distance %.9g, expected position %u "
                        "distance %.9g", w, h, step, radius,
+                       sc->levels == 1 ? "constant samples" :
                        sc->levels > 0 ? "integer samples" : "fractional samples",
                        sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
                        tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
@@ -1715,7 +1717,10 @@ static void check_search(cl_program prog, int entry, int channels)
                     .height = work_group ? tiled_sizes[s].h : sizes[s].h,
                     .patch = search_patch(entry),
                     .step = steps[st], .radius = radii[ri],
-                    .levels = levels[n % 3], .ref_first = (n / 3) % 2,
+                    /* now and then a constant plane: every distance 0,
+                     * the tables in key order alone */
+                    .levels = n % 11 == 5 ? 1 : levels[n % 3],
+                    .ref_first = (n / 3) % 2,
                     .band = n % 5 == 1, .skip = !kernel && n % 7 == 3,
                     .channels = channels,
                     .weights = { 1.0f, 1.0f, 1.0f },
