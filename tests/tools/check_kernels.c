@@ -2769,7 +2769,8 @@ static void check_nlmeans_aggregate(void)
 typedef struct VBM3DCase {
     int width, height;
     int step, radius1, radius2;
-    int levels;             /* sample values 0 .. levels - 1, 0: fractional */
+    int levels;             /* sample values 0 .. levels - 1, 0: fractional;
+                               1: one constant plane in every frame */
     int past, future;       /* P and F: a ring of P + 2F + 1 frames */
     int t, last;            /* the reference frame, the stream's last one */
     int band;               /* search grid rows 1 .. ny - 2 only */
@@ -2835,7 +2836,8 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
                 for (int x = 0; x < w; x++) {
                     float v = base[((size_t)ch * bh + y + dy) * bw + x + dx];
 
-                    if (rnd(4) == 0)
+                    /* (levels 1: every frame the same constant plane) */
+                    if (rnd(4) == 0 && vc->levels != 1)
                         v += vc->levels ? (float)rnd(2) : rndf(-1.0f, 1.0f);
                     chans[(ch * ring + f % ring) * plane + (size_t)y * w + x] = v;
                 }
@@ -2901,8 +2903,9 @@ static void vbm3d_case(Check *c, cl_kernel k, int nb, int q, const VBM3DCase *vc
                        "opponent bytes (basic estimates)" :
                        ring_kind == RING_RGB ? "RGB bytes" :
                        ring_kind == RING_BYTES ? "bytes" : "floats", nb, q, w,
-                       h, step, vc->radius1, vc->radius2, vc->levels ?
-                       "integer samples" :
+                       h, step, vc->radius1, vc->radius2,
+                       vc->levels == 1 ? "constant samples" :
+                       vc->levels ? "integer samples" :
                        "fractional samples", lo, hi, vc->last + 1, vc->t, ring,
                        gy_first, gy_end - 1, (int)(r % nx),
                        (int)(r / nx) + gy_first, (int)(j % nb), pos_got[j],
@@ -2978,7 +2981,9 @@ static void check_vbm3d_search(void)
                             .step = steps[n % 3],
                             .radius1 = programs[p].radii[ri][0],
                             .radius2 = programs[p].radii[ri][1],
-                            .levels = levels[n % 3],
+                            /* now and then constant planes: ties at
+                             * distance 0 */
+                            .levels = n % 7 == 3 ? 1 : levels[n % 3],
                             .past = win[0], .future = win[1], .t = win[2],
                             .last = win[3], .band = n % 5 == 1,
                         };
