@@ -1666,7 +1666,9 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  * p=8): patch_search_squares for integer samples (8-bit frames) on steps
  * of square blocks of 2 to 8 samples (bm3d_gpu `fast`, nlmeans_gpu's
  * default); patch_search_rows for steps prime to the patch (blocks of one
- * sample: bm3d_gpu `ref`'s step 3, nlmeans_gpu's step 1), on any samples;
+ * sample: bm3d_gpu `ref`'s step 3, nlmeans_gpu's step 1) and for steps of
+ * blocks of 2 and 4 (where patch_search_tiled's local memory does not fit
+ * the device), on any samples;
  * patch_search_tiled for the other steps on fractional samples (16-bit
  * frames, 16-bit levels for ties), and with ref_first 1 (bm3d_gpu) and 0
  * (nlmeans_gpu), windows of frames, bands. Sizes from one work-group to
@@ -1685,18 +1687,21 @@ static void check_search(cl_program prog, int entry, int channels)
     };
     static const int all_steps[] = { 1, 3, 4, 8 };
     static const int block_steps[] = { 2, 4, 8 };   /* blocks of 2 .. 8 */
-    static const int prime_steps[] = { 1, 3, 5 };   /* blocks of 1 */
+    /* blocks of 1 (where patch_search_tiled's would not fit), then of 2
+     * and 4 (where its local memory does not fit the device) */
+    static const int rows_steps[]  = { 1, 3, 5, 2, 4 };
     static const int radii[]  = { 2, 5, 8, 10 };
     static const int all_levels[]     = { 2, 6, 0 };
     static const int integer_levels[] = { 2, 6, 256 };
     static const int frac_levels[]    = { -3, 0, 0 };
     const int *steps  = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? all_steps :
-                        kernel == SEARCH_ROWS ? prime_steps : block_steps;
+                        kernel == SEARCH_ROWS ? rows_steps : block_steps;
     const int *levels = kernel == SEARCH_SQUARES || search_kernels[entry].keys ?
                         integer_levels :
                         kernel == SEARCH_PATCH || kernel == SEARCH_ROWS ||
                         kernel == SEARCH_EDGE ? all_levels : frac_levels;
-    int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 : 3;
+    int nb_steps = kernel == SEARCH_PATCH || kernel == SEARCH_EDGE ? 4 :
+                   kernel == SEARCH_ROWS ? 5 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[entry].name);
     Check c;
