@@ -1932,8 +1932,10 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     bweights = new_buffer(acc_size * sizeof(int64_t), weights);
     {
         /* filter_step(): 'threshold' is unused by the Wiener kernel, and
-         * 'basic' by the hard-threshold one (which gets the noisy planes) */
-        cl_mem bb = wiener ? bbasic : bnoisy;
+         * 'basic' by the hard-threshold one, which gets a null buffer, as
+         * the filter gives it with estim=basic (no ring of basic
+         * estimates) */
+        cl_mem bb = wiener ? bbasic : NULL;
         const Arg args[] = {
             ARG(bnoisy), ARG(bb), ARG(w), ARG(nx), ARG(bpos), ARG(bdist),
             ARG(group), ARG(tau), ARG(sigma), ARG(threshold), ARG(bkaiser),
