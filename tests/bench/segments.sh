@@ -85,7 +85,8 @@ for f in $FILTERS; do
     ff -init_hw_device "opencl=dn:$first" -filter_hw_device dn -i "$IN" -vf "$f" \
         $OUT_ARGS -f matroska -y "$W/one.mkv" || status=1
     t=$(since "$t0")
-    echo "| \`$f\` | one pass | $first | $t | $(fps "$N" "$t") | $(what "$W/one.mkv") |" >> "$TABLE"
+    one=$(what "$W/one.mkv")
+    echo "| \`$f\` | one pass | $first | $t | $(fps "$N" "$t") | $one |" >> "$TABLE"
     for devs in $DEVICES; do
         rm -rf "$W/seg.mkv" "$W/seg.mkv.parts"
         t0=$(now)
@@ -94,7 +95,7 @@ for f in $FILTERS; do
             --parallel "$PARALLEL" --no-bar -- $OUT_ARGS >> "$OUT/segments.log" 2>&1 || status=1
         t=$(since "$t0")
         got=$(what "$W/seg.mkv")
-        if [ "$got" != "$(what "$W/one.mkv")" ]; then
+        if [ "$got" != "$one" ]; then
             got="$got: **not the one pass's**"
             status=1
         fi
