@@ -112,6 +112,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
 	$(MAKE) check-robustness
 	$(if $(filter yes,$(CHECK_TOOLS)),$(MAKE) check-kernels,@echo "skip check-kernels (CHECK_TOOLS=$(CHECK_TOOLS))")
+	$(if $(filter yes,$(CHECK_TOOLS)),$(MAKE) check-kernels-oclgrind,@echo "skip check-kernels-oclgrind (CHECK_TOOLS=$(CHECK_TOOLS))")
 	$(MAKE) check-model
 	$(MAKE) check-bands
 	$(MAKE) check-memory
@@ -344,6 +345,18 @@ $(TESTBIN)/check_kernels: $(CHECK_KERNELS_SRC) $(TESTBIN)/check_kernels_defs.h \
 # --seed N, --test NAME)
 check-kernels: $(TESTBIN)/check_kernels
 	$(TESTBIN)/check_kernels --kernels kernels $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE)) $(CHECK_KERNELS_ARGS)
+
+# check_kernels on Oclgrind, Debian's OpenCL device simulator, which checks
+# every access of the kernels to global, local and private memory against
+# its buffer's or array's bounds, and (--data-races) every pair of
+# work-items that touch one address without a barrier between them: an
+# error in its log fails the check, even where every result was right
+# (tests/kernels_oclgrind.sh: about 3 minutes with every check but the
+# per-patch and work-group searches, which take 6 and more than 18 minutes
+# each there; OCLGRIND_TESTS: the checks to run, by name, e.g.
+# "patch_search patch_search_tiled")
+check-kernels-oclgrind: $(TESTBIN)/check_kernels
+	TESTBIN=$(TESTBIN) tests/kernels_oclgrind.sh $(OCLGRIND_TESTS)
 
 # Where the time of a whole command goes, per frame (read or decode, upload
 # and download, kernels, whole command to -f null and to a file), beside the

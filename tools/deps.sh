@@ -11,11 +11,11 @@ set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates
-valgrind git patch parallel"
+valgrind oclgrind git patch parallel"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
-    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch; do
+    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch oclgrind; do
         command -v $cmd > /dev/null 2>&1 || { echo "$cmd"; return 0; }
     done
     # moreutils has a parallel of its own

@@ -123,7 +123,7 @@
  * and work-group search ones is then timed on a larger input: the median
  * of --repeat launches (default 11), from OpenCL profiling events. --test
  * NAME runs the kernels whose name contains NAME (patch_search: all four
- * searches).
+ * searches), --test 'NAME$' the kernel of that name alone.
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -280,10 +280,20 @@ static int gcd(int a, int b)
     return a;
 }
 
-/* Whether the command line's --test selects this kernel. */
+/*
+ * Whether the command line's --test selects this kernel: a part of its
+ * name, or its whole name followed by '$'.
+ */
 static int selected(const char *name)
 {
-    return !opt.test || strstr(name, opt.test);
+    size_t len;
+
+    if (!opt.test)
+        return 1;
+    len = strlen(opt.test);
+    if (len && opt.test[len - 1] == '$')
+        return strlen(name) == len - 1 && !strncmp(name, opt.test, len - 1);
+    return strstr(name, opt.test) != NULL;
 }
 
 /*
