@@ -24,26 +24,23 @@
 # to $OUT/table.md, the tool's own logs to $OUT/segments.log.
 
 set -u
-. "$(dirname "$0")/../lib.sh"
+NAME=segments N_FULL=${N:-1200} N_QUICK=40
+. "$(dirname "$0")/common.sh"
 FFPROBE=${FFPROBE:-$(dirname "$FFMPEG")/ffprobe}
 PARALLEL=${PARALLEL:-parallel}
 CODEC=${CODEC:-mpeg4}
-OUT=${OUT:-/tmp/segments-speed}
 FILTERS=${FILTERS:-vbm3d_gpu=sigma=20 bm3d_gpu=sigma=20:preset=ref nlmeans_gpu=sigma=20}
 if [ "${QUICK:-0}" = 1 ]; then
-    SIZE=96x64 N=40 SEGMENT_FRAMES=10 DEVICES=${DEVICES:-0.0 0.0,0.0}
+    SIZE=96x64 SEGMENT_FRAMES=10 DEVICES=${DEVICES:-0.0 0.0,0.0}
 else
-    SIZE=1920x1080 N=${N:-1200} SEGMENT_FRAMES=${SEGMENT_FRAMES:-300}
+    SIZE=1920x1080 SEGMENT_FRAMES=${SEGMENT_FRAMES:-300}
     DEVICES=${DEVICES:-1.0 1.0,1.0 1.0,1.1}
 fi
 SEGMENTS=$(dirname "$0")/../../tools/denoise-segments
 W=$TMP
-mkdir -p "$OUT"
-TABLE=$OUT/table.md
 
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
-fps() { awk -v n="$1" -v t="$2" 'BEGIN { printf "%.1f", n / t }'; }
+since() { printf '%.2f' "$(calc "$(now) - $1")"; }
+fps() { printf '%.1f' "$(calc "$1 / $2")"; }
 ff() { "$FFMPEG" -nostdin -hide_banner -v error "$@"; }
 frames() {
     "$FFPROBE" -v error -select_streams v:0 -count_packets \
@@ -61,7 +58,7 @@ else
     IN=$W/in.mkv IN_ARGS="-c:v mpeg4 -q:v 2 -g 25 -f matroska" OUT_ARGS="-c:v mpeg4 -q:v 3 -g 25"
 fi
 t0=$(now)
-ff -f lavfi -i "testsrc2=s=$SIZE:r=25,format=yuv420p,noise=alls=20:allf=t" \
+ff -f lavfi -i "$(src "$SIZE" yuv420p)" \
     -frames:v "$N" $IN_ARGS "$IN" || exit 1
 {
     echo "date: $(date -u +%FT%TZ); $(nproc) processors; input: $N frames of $SIZE yuv420p, $CODEC ($(du -m "$IN" | cut -f1) MB, made in $(since "$t0") s)"
