@@ -351,10 +351,10 @@ check-kernels: $(TESTBIN)/check_kernels
 # its buffer's or array's bounds, and (--data-races) every pair of
 # work-items that touch one address without a barrier between them: an
 # error in its log fails the check, even where every result was right
-# (tests/kernels_oclgrind.sh: about 3 minutes with every check but the
-# per-patch and work-group searches, which take 6 and more than 18 minutes
-# each there; OCLGRIND_TESTS: the checks to run, by name, e.g.
-# "patch_search patch_search_tiled")
+# (tests/kernels_oclgrind.sh: about 5 minutes with every check, the
+# searches on their first 4 cases, as all their cases take 6 to more than
+# 18 minutes a search there; OCLGRIND_TESTS: the checks to run, by name,
+# e.g. "patch_search_tiled_8x4"; SEARCH_CASES=0: every case of a search)
 check-kernels-oclgrind: $(TESTBIN)/check_kernels
 	TESTBIN=$(TESTBIN) tests/kernels_oclgrind.sh $(OCLGRIND_TESTS)
 

@@ -12,8 +12,12 @@
 #
 # NAME: a check of check_kernels, by its whole name (patch_search is the
 # per-patch search alone, with its joint-colour cases), each run on its
-# own; by default every check but the per-patch and work-group searches.
-# Environment: OCLGRIND (the simulator), OCLGRIND_ARGS (by default
+# own; by default every check, each work-group search by its first program
+# and, where it has them, one with keys (its other programs are the same
+# code with other constants). Environment: SEARCH_CASES (by default 4: the
+# checks of the per-patch and work-group searches run their first 4 cases,
+# their smallest planes, as those take up to minutes a case on the
+# simulator; 0: every case), OCLGRIND (the simulator), OCLGRIND_ARGS (by default
 # --data-races and 256 KiB of local memory, so that the work-group searches
 # run on every step, as on GPUs; Oclgrind's own is 32 KiB), LOGDIR (the
 # logs, by default build/oclgrind), KERNELS (the folder of the .cl files,
@@ -21,11 +25,12 @@
 # anything; the log's start is printed.
 
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 TESTBIN=${TESTBIN:-build/tests}
 OCLGRIND=${OCLGRIND:-oclgrind}
 OCLGRIND_ARGS=${OCLGRIND_ARGS:---data-races --local-mem-size 262144}
 LOGDIR=${LOGDIR:-build/oclgrind}
+SEARCH_CASES=${SEARCH_CASES:-4}
 KERNELS=${KERNELS:-kernels}
 
 if ! command -v "$OCLGRIND" > /dev/null; then
@@ -33,24 +38,31 @@ if ! command -v "$OCLGRIND" > /dev/null; then
     exit 1
 fi
 if [ $# -eq 0 ]; then
-    # every check but the per-patch and work-group searches (3 minutes on
-    # 2 cores; in the simulator the per-patch search takes 6 minutes and
-    # patch_search_rows more than 18: name them to run them)
+    # about 5 minutes on 2 cores (the searches' 4 cases 2 of them; all
+    # their cases would take more than 6 minutes for the per-patch search
+    # and 18 for patch_search_rows)
     set -- denoise_load_plane denoise_store_plane bm3d_normalise \
         bm3d_filter_ht bm3d_filter_wiener nlmeans_weights nlmeans_aggregate \
         vbm3d_search patch_search_edge noise_select noise_accumulate \
         noise_vst noise_blocks denoise_opponent_forward \
-        denoise_opponent_inverse
+        denoise_opponent_inverse patch_search patch_search_tiled \
+        patch_search_squares patch_search_squares_8x4_u9_keys \
+        patch_search_rows patch_search_rows_5x1_u7_keys
 fi
 mkdir -p "$LOGDIR"
 failed=0
 for name in "$@"; do
     log=$LOGDIR/$name.log out=$LOGDIR/$name.out
+    cases=
+    case $name in
+    patch_search|patch_search_tiled*|patch_search_squares*|patch_search_rows*)
+        [ "$SEARCH_CASES" -gt 0 ] && cases="--search-cases $SEARCH_CASES" ;;
+    esac
     rm -f "$log"
     start=$SECONDS
     # shellcheck disable=SC2086
     "$OCLGRIND" $OCLGRIND_ARGS --log "$log" \
-        "$TESTBIN/check_kernels" --kernels "$KERNELS" --test "$name\$" > "$out" 2>&1
+        "$TESTBIN/check_kernels" --kernels "$KERNELS" --test "$name\$" $cases > "$out" 2>&1
     status=$?
     t=$((SECONDS - start))
     if [ $status -ne 0 ] || [ -s "$log" ]; then

@@ -6,7 +6,7 @@
  * kernel gave and the one expected.
  *
  *   check_kernels [--device P.D] [--kernels DIR] [--seed N] [--test NAME]
- *                 [--bench] [--repeat N]
+ *                 [--bench] [--repeat N] [--search-cases N]
  *
  * The program is built as libavfilter/vf_bm3d_gpu.c and
  * libavfilter/denoise_opencl.c build bm3d_gpu's: the filter's constants
@@ -124,6 +124,8 @@
  * of --repeat launches (default 11), from OpenCL profiling events. --test
  * NAME runs the kernels whose name contains NAME (patch_search: all four
  * searches), --test 'NAME$' the kernel of that name alone.
+ * --search-cases N runs the first N cases of each search's check alone (its
+ * smallest planes: for a device as slow as a simulator).
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -209,9 +211,10 @@ typedef struct Options {
     const char *test;
     int bench;
     int repeat;
+    int search_cases;   /* 0: all */
 } Options;
 
-static Options opt = { 0, 0, "kernels", 1, NULL, 0, 11 };
+static Options opt = { 0, 0, "kernels", 1, NULL, 0, 11, 0 };
 static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue queue;
@@ -1715,8 +1718,7 @@ static void check_search(cl_program prog, int entry, int channels)
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[entry].name);
     Check c;
-    int n = 0;
-
+    int n = 0, runnable = 0;
     char joint_name[64];
 
     snprintf(joint_name, sizeof(joint_name), "%s (3 channels)",
@@ -1759,6 +1761,8 @@ static void check_search(cl_program prog, int entry, int channels)
                              "memory does not fit this device: skipped");
                     continue;
                 }
+                if (opt.search_cases && runnable++ >= opt.search_cases)
+                    continue;
                 /* joint colour: channel 0 of weight 1, as the filter's */
                 for (int ch = 1; ch < channels; ch++)
                     sc.weights[ch] = rndf(0.25f, 4.0f);
@@ -3633,7 +3637,8 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: check_kernels [--device P.D] [--kernels DIR] [--seed N]\n"
-            "                     [--test NAME] [--bench] [--repeat N]\n");
+            "                     [--test NAME] [--bench] [--repeat N]\n"
+            "                     [--search-cases N]\n");
     exit(2);
 }
 
@@ -3667,6 +3672,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--repeat")) {
             opt.repeat = atoi(v);
             if (opt.repeat < 1 || opt.repeat > MAX_REPEATS)
+                usage();
+            i++;
+        } else if (!strcmp(a, "--search-cases")) {
+            opt.search_cases = atoi(v);
+            if (opt.search_cases < 1)
                 usage();
             i++;
         } else {
