@@ -17,9 +17,11 @@
 # code with other constants). Environment: SEARCH_CASES (by default 4: the
 # checks of the per-patch and work-group searches run their first 4 cases,
 # their smallest planes, as those take up to minutes a case on the
-# simulator; 0: every case), OCLGRIND (the simulator), OCLGRIND_ARGS (by default
-# --data-races and 256 KiB of local memory, so that the work-group searches
-# run on every step, as on GPUs; Oclgrind's own is 32 KiB), LOGDIR (the
+# simulator; 0: every case), OCLGRIND (the simulator), OCLGRIND_ARGS (by
+# default --data-races, --check-api, which reports OpenCL calls that fail,
+# and 256 KiB of local memory, so that the work-group searches run on every
+# step, as on GPUs; Oclgrind's own is 32 KiB; its --uninitialized does not
+# work with Debian's build: doc/reliability.md), LOGDIR (the
 # logs, by default build/oclgrind), KERNELS (the folder of the .cl files,
 # by default kernels/). Fails when check_kernels fails or Oclgrind logs
 # anything; the log's start is printed.
@@ -28,7 +30,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 TESTBIN=${TESTBIN:-build/tests}
 OCLGRIND=${OCLGRIND:-oclgrind}
-OCLGRIND_ARGS=${OCLGRIND_ARGS:---data-races --local-mem-size 262144}
+OCLGRIND_ARGS=${OCLGRIND_ARGS:---data-races --check-api --local-mem-size 262144}
 LOGDIR=${LOGDIR:-build/oclgrind}
 SEARCH_CASES=${SEARCH_CASES:-4}
 KERNELS=${KERNELS:-kernels}
