@@ -40,9 +40,9 @@ if ! command -v "$OCLGRIND" > /dev/null; then
     exit 1
 fi
 if [ $# -eq 0 ]; then
-    # about 5 minutes on 2 cores (the searches' 4 cases 2 of them; all
-    # their cases would take more than 6 minutes for the per-patch search
-    # and 18 for patch_search_rows)
+    # about 5 minutes on 2 cores, 2 of them the searches on 4 cases (on
+    # all their cases the per-patch search takes 6 minutes there and
+    # patch_search_rows more than 18)
     set -- denoise_load_plane denoise_store_plane bm3d_normalise \
         bm3d_filter_ht bm3d_filter_wiener nlmeans_weights nlmeans_aggregate \
         vbm3d_search patch_search_edge noise_select noise_accumulate \
