@@ -165,12 +165,16 @@ check-ffmpeg-%:
 # What needs a real GPU (doc/reliability.md), run there, for example on the
 # H100: make check-gpu OPENCL_DEVICE=1.0 FFMPEG=path/ffmpeg TESTBIN=path/tools
 # with an ffmpeg and test tools built here and copied over (nothing is
-# built): the FATE tests' frame checksums (tests/fate_md5.py), the golden
-# models (with 100 random cases), nv12/p010/p016, nv16/nv24/p216/p416 and hwmap
-# (tests/semiplanar.sh), and GPU_CASES random robustness cases.
+# built): check_kernels on the device (the kernels alone against their C
+# references, in the device's own work-groups and warps, where a missing
+# barrier can show that PoCL hides), the FATE tests' frame checksums
+# (tests/fate_md5.py), the golden models (with 100 random cases),
+# nv12/p010/p016, nv16/nv24/p216/p416 and hwmap (tests/semiplanar.sh), and
+# GPU_CASES random robustness cases.
 GPU_CASES ?= 300
 GPU_JOBS ?= 8
 check-gpu:
+	$(TESTBIN)/check_kernels $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	$(PYTHON) tests/fate_md5.py --ffmpeg $(FFMPEG) $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 100 \
