@@ -27,6 +27,9 @@
  *   SEARCH_ROWS_UNROLL  the same for patch_search_rows (the most: the
  *                       5x5 entry points on a step of 1 also take 7)
  *   SEARCH_EDGE_LANES   work-items per patch of patch_search_edge
+ *   SKIP_<kernel>  leaves that kernel out: the host defines it for each
+ *                  search kernel that none of its searches runs, since
+ *                  building them all takes seconds on some devices
  *
  * Patches are square, 'patch' samples wide, addressed by their top-left
  * sample. Reference patches lie on a grid of step 'step' whose last row and
@@ -304,6 +307,7 @@ static void search_load_ref_tile(__global const float *ref_plane, int width,
  * Reference patches with gx < skip_nx and gy < skip_ny are left to
  * patch_search_tiled.
  */
+#ifndef SKIP_patch_search
 __kernel void patch_search(__global const float *frames,
                            int channels,
                            uint channel_stride,
@@ -367,6 +371,7 @@ __kernel void patch_search(__global const float *frames,
     }
     search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
 }
+#endif
 
 /*
  * The reference patches that the work-group kernels leave, those of the
@@ -408,6 +413,7 @@ static int edge_count_before(__local const float *dist, __local const uint *key,
     return lo;
 }
 
+#ifndef SKIP_patch_search_edge
 __kernel __attribute__((reqd_work_group_size(EDGE_LANES, 1, 1)))
 void patch_search_edge(__global const float *frames,
                        int channels,
@@ -503,6 +509,7 @@ void patch_search_edge(__global const float *frames,
         distances[r * NB] = 0.0f;
     }
 }
+#endif
 
 /*
  * TILE x TILE reference patches of the regular grid (x = gx * step) per
@@ -1008,26 +1015,58 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
 #define SEARCH_ROWS_7(...)     search_rows(__VA_ARGS__, 7, 0)
 #define SEARCH_ROWS_7_KEYS(...) search_rows(__VA_ARGS__, 7, 1)
 
+#ifndef SKIP_patch_search_tiled
 SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
+#endif
+#ifndef SKIP_patch_search_squares
 SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
+#endif
+#ifndef SKIP_patch_search_rows
 SEARCH_WG_KERNEL(patch_search_rows,    SEARCH_ROWS,    patch, step, block)
+#endif
 /* blocks of one sample: steps prime to the patch size (nlmeans_gpu's step 1) */
+#ifndef SKIP_patch_search_rows_single
 SEARCH_WG_KERNEL(patch_search_rows_single, SEARCH_ROWS, patch, step, 1)
+#endif
 /* 8x8 patches on a step of 4, blocks of 4: the defaults of nlmeans_gpu and of
  * bm3d_gpu's `fast` (windows of 21 and 17: _u11 and _u9, with keys on 8-bit
  * frames) */
+#ifndef SKIP_patch_search_squares_8x4
 SEARCH_WG_KERNEL(patch_search_squares_8x4, SEARCH_SQUARES_8, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_squares_8x4_u7
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u7, SEARCH_SQUARES_7, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_squares_8x4_u9
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u9, SEARCH_SQUARES_9, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_squares_8x4_u9_keys
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u9_keys, SEARCH_SQUARES_9_KEYS, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_squares_8x4_u11
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_squares_8x4_u11_keys
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11_keys, SEARCH_SQUARES_11_KEYS, 8, 4, 4)
+#endif
+#ifndef SKIP_patch_search_tiled_8x4
 SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
+#endif
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
+#ifndef SKIP_patch_search_rows_8x3
 SEARCH_WG_KERNEL(patch_search_rows_8x3,    SEARCH_ROWS,    8, 3, 1)
+#endif
 /* 5x5 patches on a step of 1: nlmeans_gpu's p=5:step=1 (its window of 21 in
  * 3 passes of 7: _u7) */
+#ifndef SKIP_patch_search_rows_5x1
 SEARCH_WG_KERNEL(patch_search_rows_5x1,    SEARCH_ROWS,    5, 1, 1)
+#endif
+#ifndef SKIP_patch_search_rows_5x1_keys
 SEARCH_WG_KERNEL(patch_search_rows_5x1_keys, SEARCH_ROWS_KEYS, 5, 1, 1)
+#endif
+#ifndef SKIP_patch_search_rows_5x1_u7
 SEARCH_WG_KERNEL(patch_search_rows_5x1_u7, SEARCH_ROWS_7,  5, 1, 1)
+#endif
+#ifndef SKIP_patch_search_rows_5x1_u7_keys
 SEARCH_WG_KERNEL(patch_search_rows_5x1_u7_keys, SEARCH_ROWS_7_KEYS, 5, 1, 1)
+#endif

@@ -444,6 +444,23 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_OPPONENT_INVERSE]  = "denoise_opponent_inverse",
 };
 
+/* Whether shared kernel i is in the program: a search kernel only where a
+ * search set up before the program may run it. */
+static int in_program(const DenoiseOpenCLContext *dn, int i)
+{
+    return i < DENOISE_KERNEL_SEARCH || i > DENOISE_KERNEL_SEARCH_EDGE ||
+           dn->search_kernels & (UINT64_C(1) << i);
+}
+
+/* The program's lines that leave out the search kernels no search runs
+ * (patch_search.cl compiles each unless SKIP_<its name> is defined). */
+static void define_skipped_searches(const DenoiseOpenCLContext *dn, AVBPrint *bp)
+{
+    for (int i = DENOISE_KERNEL_SEARCH; i <= DENOISE_KERNEL_SEARCH_EDGE; i++)
+        if (!in_program(dn, i))
+            av_bprintf(bp, "#define SKIP_%s\n", shared_kernel_names[i]);
+}
+
 static int create_shared_kernels(AVFilterContext *avctx,
                                  DenoiseOpenCLContext *dn)
 {
@@ -451,6 +468,8 @@ static int create_shared_kernels(AVFilterContext *avctx,
     cl_int cle;
 
     for (int i = 0; i < DENOISE_NB_KERNELS; i++) {
+        if (!in_program(dn, i))
+            continue;
         dn->kernels[i] = clCreateKernel(ocf->program, shared_kernel_names[i], &cle);
         if (!dn->kernels[i]) {
             av_log(avctx, AV_LOG_ERROR, "Failed to create %s kernel: %d.\n",
@@ -475,10 +494,11 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
     const char *src[16];
     cl_command_queue_properties props = dn->profile ? CL_QUEUE_PROFILING_ENABLE : 0;
     size_t max_group;
+    AVBPrint skipped;
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 6 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 7 <= FF_ARRAY_ELEMS(src));
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
@@ -491,17 +511,28 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
                DENOISE_LOCAL_W * DENOISE_LOCAL_H);
         return AVERROR(ENOSYS);
     }
+    av_bprint_init(&skipped, 0, AV_BPRINT_SIZE_UNLIMITED);
+    define_skipped_searches(dn, &skipped);
+    if (!av_bprint_is_complete(&skipped)) {
+        av_bprint_finalize(&skipped, NULL);
+        return AVERROR(ENOMEM);
+    }
     src[n++] = defines;
     src[n++] = search_defines;
+    src[n++] = skipped.str;
     src[n++] = ff_denoise_noise_defines;
     src[n++] = ff_source_denoise_common_cl;
     src[n++] = ff_source_patch_search_cl;
-    src[n++] = ff_source_noise_estimate_cl;
+    /* the estimator's kernels where the noise is estimated (sigma cannot
+     * change from or to auto or curve while filtering) */
+    if (dn->sigma < 0)
+        src[n++] = ff_source_noise_estimate_cl;
     for (int i = 0; i < nb_sources; i++)
         src[n++] = sources[i];
 
     err = ff_opencl_filter_load_program_with_options(avctx, src, n,
                                                      build_options(ocf->hwctx->device_id));
+    av_bprint_finalize(&skipped, NULL);
     if (err < 0)
         return err;
 
@@ -740,23 +771,25 @@ static int rows_5x1_entry(int radius)
 }
 
 /*
- * The entry point of a work-group search: 'special', the kernel compiled
- * for this search's patch and step, where 'applies' and it runs a tile of
- * tile x tile work-items on this device, else 'generic'.
+ * The rows search's entry point for this patch and step: compiled for
+ * bm3d_gpu `ref`'s 8x8 patches on a step of 3 and nlmeans_gpu's p=5:step=1
+ * (on the H100 its search 7.13 -> 5.74 ms at 1080p), or for blocks of one
+ * sample, or the generic one.
  */
-static int search_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                        int generic, int special, int applies, size_t tile)
+static int rows_entry(int patch, int step, int block, int radius)
 {
-    return applies && max_work_group(avctx, dn->kernels[special]) >= tile * tile ?
-           special : generic;
+    if (patch == 8 && step == 3)
+        return DENOISE_KERNEL_SEARCH_ROWS_8X3;
+    if (patch == 5 && step == 1)
+        return rows_5x1_entry(radius);
+    return block == 1 ? DENOISE_KERNEL_SEARCH_ROWS_SINGLE : DENOISE_KERNEL_SEARCH_ROWS;
 }
 
 /*
- * The entry point of the same search with its table as 32-bit keys, where
- * there is one and it runs a tile on this device, else -1.
+ * The entry point of the same search with its table as 32-bit keys, or -1
+ * where there is none.
  */
-static int keys_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                      int entry, size_t tile)
+static int keys_entry(int entry)
 {
     static const int with_keys[][2] = {
         { DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11, DENOISE_KERNEL_SEARCH_SQUARES_8X4_U11_KEYS },
@@ -765,12 +798,9 @@ static int keys_entry(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         { DENOISE_KERNEL_SEARCH_ROWS_5X1_U7,     DENOISE_KERNEL_SEARCH_ROWS_5X1_U7_KEYS },
     };
 
-    for (int i = 0; i < FF_ARRAY_ELEMS(with_keys); i++) {
-        int keys = with_keys[i][1];
-
+    for (int i = 0; i < FF_ARRAY_ELEMS(with_keys); i++)
         if (with_keys[i][0] == entry)
-            return max_work_group(avctx, dn->kernels[keys]) >= tile * tile ? keys : -1;
-    }
+            return with_keys[i][1];
     return -1;
 }
 
@@ -1074,16 +1104,84 @@ static int band_rows(AVFilterContext *avctx, const DenoiseOpenCLContext *dn,
     return FFMIN(rows, ds->ny);
 }
 
+/*
+ * Whether patch_search_squares gives this search's distances exactly where
+ * they are of one channel of weight 1: integer samples in the 8-bit scale,
+ * patches of at most 16x16 (distances below 2^24), square blocks of 2 to 8
+ * samples (its local buffer is that of patch_search_tiled, which holds it
+ * from blocks of 2 on).
+ */
+static int squares_exact(const DenoiseSearch *ds)
+{
+    return ds->integer_samples && ds->patch <= 16 && ds->block >= 2 && ds->block <= 8;
+}
+
+/* Whether this device runs work-group searches: search=tiled, or by
+ * default a GPU (on CPUs local memory is ordinary memory and barriers are
+ * costly: the per-patch search is faster there). */
+static int work_group_searches(AVFilterContext *avctx, const DenoiseOpenCLContext *dn)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    cl_device_type type = 0;
+
+    clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+    return dn->search_mode == DENOISE_SEARCH_TILED ||
+           (dn->search_mode == DENOISE_SEARCH_AUTO && !(type & CL_DEVICE_TYPE_CPU));
+}
+
+/*
+ * The work-group kernels this search may run: those whose local memory the
+ * device has, patch_search_squares where it gives the distances exactly,
+ * patch_search_rows where patch_search_tiled's blocks are single samples,
+ * which it shares with no other patch (on the H100, bm3d_gpu `ref` 1080p:
+ * 20 against 41 ms per search, the per-patch kernel since the tiled one
+ * does not fit; nlmeans_gpu p=5:step=1: 14.8 against 15.4 ms in all), or
+ * where patch_search_tiled does not fit; each in its specialised entry
+ * point where the search is the one it is compiled for, with keys where
+ * they may fit. Whether each runs a tile of work-items on the device is
+ * known once the program is built.
+ */
+static void choose_entries(DenoiseSearch *ds, size_t local_mem)
+{
+    int tiled_fits = ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
+    int rows_fits  = ds->patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
+                     ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
+    int special_8x4 = ds->patch == 8 && ds->step == 4;
+
+    ds->tiled_entry = !tiled_fits ? -1 :
+                      special_8x4 ? DENOISE_KERNEL_SEARCH_TILED_8X4 :
+                                    DENOISE_KERNEL_SEARCH_TILED;
+    ds->squares_entry = !tiled_fits || !squares_exact(ds) ? -1 :
+                        special_8x4 ? squares_8x4_entry(ds->radius) :
+                                      DENOISE_KERNEL_SEARCH_SQUARES;
+    ds->rows_entry = rows_fits && (ds->block == 1 || !tiled_fits) ?
+                     rows_entry(ds->patch, ds->step, ds->block, ds->radius) : -1;
+    ds->squares_keys_entry = keys_entry(ds->squares_entry);
+    ds->rows_keys_entry    = keys_entry(ds->rows_entry);
+}
+
+/* A search's kernels into the program: the per-patch search, and its
+ * work-group kernels with patch_search_edge for the grid's edges. */
+static void mark_search_kernels(DenoiseOpenCLContext *dn, const DenoiseSearch *ds)
+{
+    const int entries[] = { ds->tiled_entry, ds->squares_entry, ds->squares_keys_entry,
+                            ds->rows_entry, ds->rows_keys_entry };
+
+    dn->search_kernels |= UINT64_C(1) << DENOISE_KERNEL_SEARCH;
+    for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++)
+        if (entries[i] >= 0)
+            dn->search_kernels |= UINT64_C(1) << entries[i] |
+                                  UINT64_C(1) << DENOISE_KERNEL_SEARCH_EDGE;
+}
+
 av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                            DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                            int width, int height, int patch, int step,
-                                           int radius, size_t ref_bytes)
+                                           int radius, int integer_samples,
+                                           size_t ref_bytes)
 {
-    OpenCLFilterContext *ocf = avctx->priv;
     const size_t tile = DENOISE_SEARCH_TILE;
-    size_t region, local_mem, max_wg;
-    cl_device_type type = 0;
-    int fits;
+    size_t region;
 
     ds->width      = width;
     ds->height     = height;
@@ -1091,83 +1189,61 @@ av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->step       = step;
     ds->block      = av_gcd(patch, step);
     ds->radius     = radius;
+    ds->integer_samples = integer_samples;
     ds->nx         = (width  - patch + step - 1) / step + 1;
     ds->ny         = (height - patch + step - 1) / step + 1;
     ds->regular_nx = (width  - patch) / step + 1;
     ds->regular_ny = (height - patch) / step + 1;
     ds->band       = band_rows(avctx, dn, ds, ref_bytes);
 
-    region    = (tile - 1) * step + patch;
-    local_mem = local_mem_size(avctx);
-    max_wg    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_TILED]);
+    region = (tile - 1) * step + patch;
     ds->tile_local[0] = region * region * sizeof(cl_float);
     ds->tile_local[1] = DENOISE_SEARCH_UNROLL * (region / ds->block) * region *
                         sizeof(cl_float);
     ds->rows_local    = DENOISE_SEARCH_ROWS_UNROLL * region * tile * sizeof(cl_float);
-    ds->tiled_fit = max_wg >= tile * tile &&
-                    ds->tile_local[0] + ds->tile_local[1] + 1024 <= local_mem;
-    ds->rows_fit  = patch <= DENOISE_SEARCH_ROWS_MAX_PATCH &&
-                    max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_ROWS]) >=
-                    tile * tile &&
-                    ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
-    ds->squares_fit = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_SQUARES]) >=
-                      tile * tile;
-    ds->tiled_entry   = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_TILED,
-                                     DENOISE_KERNEL_SEARCH_TILED_8X4,
-                                     patch == 8 && step == 4, tile);
-    ds->squares_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_SQUARES,
-                                     squares_8x4_entry(radius),
-                                     patch == 8 && step == 4, tile);
-    /* bm3d_gpu `ref`'s 8x8 patches on a step of 3, nlmeans_gpu's p=5:step=1
-     * (on the H100 its search 7.13 -> 5.74 ms at 1080p) */
-    ds->rows_entry    = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
-                                     patch == 5 ? rows_5x1_entry(radius) :
-                                                  DENOISE_KERNEL_SEARCH_ROWS_8X3,
-                                     (patch == 8 && step == 3) ||
-                                     (patch == 5 && step == 1), tile);
-    if (ds->rows_entry == DENOISE_KERNEL_SEARCH_ROWS)
-        ds->rows_entry = search_entry(avctx, dn, DENOISE_KERNEL_SEARCH_ROWS,
-                                      DENOISE_KERNEL_SEARCH_ROWS_SINGLE,
-                                      ds->block == 1, tile);
-    ds->squares_keys_entry = keys_entry(avctx, dn, ds->squares_entry, tile);
-    ds->rows_keys_entry    = keys_entry(avctx, dn, ds->rows_entry, tile);
-    ds->edge_fit    = max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
-                      DENOISE_SEARCH_EDGE_LANES;
-    fits = ds->tiled_fit || ds->rows_fit;
-
-    /* On CPUs local memory is ordinary memory and barriers are costly: the
-     * per-patch search is faster there. */
-    clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    switch (dn->search_mode) {
-    case DENOISE_SEARCH_TILED:
-        ds->tiled = fits;
-        if (!fits)
-            av_log(avctx, AV_LOG_WARNING, "The work-group search does not fit "
-                   "this device for patch %d, step %d: using the per-patch "
-                   "search.\n", patch, step);
-        break;
-    case DENOISE_SEARCH_DIRECT:
-        ds->tiled = 0;
-        break;
-    default:
-        ds->tiled = fits && !(type & CL_DEVICE_TYPE_CPU);
-    }
-    av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search, "
-           "bands of %d of %d rows of patches.\n", width, height, patch, step,
-           ds->tiled ? "work-group" : "per-patch", ds->band, ds->ny);
+    ds->tiled_entry = ds->squares_entry = ds->rows_entry = -1;
+    ds->squares_keys_entry = ds->rows_keys_entry = -1;
+    if (work_group_searches(avctx, dn))
+        choose_entries(ds, local_mem_size(avctx));
+    mark_search_kernels(dn, ds);
 }
 
-/*
- * Whether patch_search_squares gives this search's distances exactly: one
- * channel of integer samples in the 8-bit scale, patches of at most 16x16
- * (distances below 2^24), square blocks of 2 to 8 samples (its local buffer
- * is that of patch_search_tiled, which holds it from blocks of 2 on).
- */
-static int squares_fit(const DenoiseSearch *ds, const DenoiseChannels *ch)
+/* Whether the search kernel 'entry' is in the program and runs a tile of
+ * work-items on this device. */
+static int runs_tile(AVFilterContext *avctx, const DenoiseOpenCLContext *dn, int entry)
 {
-    return ds->integer_samples && ds->squares_fit && ch->nb == 1 &&
-           ch->weight[0] == 1.0f && ds->patch <= 16 && ds->block >= 2 &&
-           ds->block <= 8 && ds->tiled_fit;
+    const size_t tile = DENOISE_SEARCH_TILE;
+
+    return entry >= 0 && dn->kernels[entry] &&
+           max_work_group(avctx, dn->kernels[entry]) >= tile * tile;
+}
+
+av_cold void ff_denoise_opencl_search_ready(AVFilterContext *avctx,
+                                            DenoiseOpenCLContext *dn, DenoiseSearch *ds)
+{
+    int *entries[] = { &ds->tiled_entry, &ds->squares_entry, &ds->squares_keys_entry,
+                       &ds->rows_entry, &ds->rows_keys_entry };
+
+    for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++)
+        if (!runs_tile(avctx, dn, *entries[i]))
+            *entries[i] = -1;
+    /* a variant with keys serves where its search without them does */
+    if (ds->squares_entry < 0)
+        ds->squares_keys_entry = -1;
+    if (ds->rows_entry < 0)
+        ds->rows_keys_entry = -1;
+    ds->edge_fit = dn->kernels[DENOISE_KERNEL_SEARCH_EDGE] &&
+                   max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
+                   DENOISE_SEARCH_EDGE_LANES;
+    ds->tiled = ds->tiled_entry >= 0 || ds->squares_entry >= 0 || ds->rows_entry >= 0;
+    if (dn->search_mode == DENOISE_SEARCH_TILED && !ds->tiled)
+        av_log(avctx, AV_LOG_WARNING, "The work-group search does not fit "
+               "this device for patch %d, step %d: using the per-patch "
+               "search.\n", ds->patch, ds->step);
+    av_log(avctx, AV_LOG_VERBOSE, "%dx%d, patch %d, step %d: %s search, "
+           "bands of %d of %d rows of patches.\n", ds->width, ds->height,
+           ds->patch, ds->step, ds->tiled ? "work-group" : "per-patch",
+           ds->band, ds->ny);
 }
 
 /*
@@ -1188,28 +1264,24 @@ static int keys_fit(const DenoiseSearch *ds, const DenoiseChannels *ch,
 }
 
 /*
- * The work-group kernel for this search, or -1 where none fits:
- * patch_search_rows where patch_search_tiled's blocks are single samples,
- * which it shares with no other patch (on the H100, bm3d_gpu `ref` 1080p:
- * 20 against 41 ms per search, the per-patch kernel since the tiled one
- * does not fit; nlmeans_gpu p=5:step=1: 14.8 against 15.4 ms in all),
- * else patch_search_tiled (bm3d_gpu `fast`'s second search, blocks of 4:
- * 1.6 against 2.6 ms with rows); each in its specialised entry point where
- * the search is the one it is compiled for, with keys where they fit.
+ * The work-group kernel for this search on the channels 'ch' of the window
+ * 'win', or -1 where none runs: patch_search_squares, else
+ * patch_search_rows, for one channel, else patch_search_tiled
+ * (choose_entries()), with keys where they fit.
  */
 static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch,
                         const DenoiseWindow *win)
 {
-    int rows = ds->rows_fit && ch->nb == 1;
+    int one_channel = ch->nb == 1 && ch->weight[0] == 1.0f;
     int keys = keys_fit(ds, ch, win);
 
-    if (squares_fit(ds, ch))
+    if (ds->squares_entry >= 0 && one_channel)
         return keys && ds->squares_keys_entry >= 0 ? ds->squares_keys_entry :
                                                      ds->squares_entry;
-    if (rows && (ds->block == 1 || !ds->tiled_fit))
+    if (ds->rows_entry >= 0 && ch->nb == 1)
         return keys && ds->rows_keys_entry >= 0 ? ds->rows_keys_entry :
                                                   ds->rows_entry;
-    return ds->tiled_fit ? ds->tiled_entry : -1;
+    return ds->tiled_entry;
 }
 
 /*

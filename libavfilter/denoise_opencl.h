@@ -118,12 +118,12 @@ typedef struct DenoiseSearch {
     int regular_nx;     ///< reference patches on the regular grid x = gx * step
     int regular_ny;
     int tiled;          ///< a work-group search for the regular grid
-    int tiled_fit;      ///< patch_search_tiled fits the device
-    int rows_fit;       ///< patch_search_rows fits (one-channel searches)
     /**
      * The entry point (enum DenoiseKernel) of each work-group search for
      * this one: the generic kernel, or its specialisation for this patch
-     * and step where there is one that runs a tile on this device.
+     * and step where there is one; -1 where that search does not apply,
+     * does not fit the device or, once the program is built, does not run
+     * a tile there.
      */
     int tiled_entry, squares_entry, rows_entry;
     /**
@@ -135,12 +135,11 @@ typedef struct DenoiseSearch {
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
     /**
-     * Set by the filter when the searched planes hold integers in the 8-bit
+     * Set when the searched planes hold integers in the 8-bit
      * scale (8-bit samples, no colour transform): one-channel distances are
      * then exact in any order, and patch_search_squares may sum them.
      */
     int integer_samples;
-    int squares_fit;    ///< patch_search_squares runs a tile on this device
     int edge_fit;       ///< patch_search_edge runs its work-groups on this device
 } DenoiseSearch;
 
@@ -367,8 +366,15 @@ typedef struct DenoiseOpenCLContext {
      * the noise estimator reads them too.
      */
     int load_bytes;
+    /**
+     * The search kernels (bits 1 << enum DenoiseKernel) that the searches
+     * set up so far may run, the only ones the program compiles: a program
+     * of every search kernel took 4 to 9 s to build on an H200, 1 to 2 s
+     * with those its command ran (doc/benchmarks.md).
+     */
+    uint64_t search_kernels;
     cl_command_queue queue;
-    cl_kernel kernels[DENOISE_NB_KERNELS];
+    cl_kernel kernels[DENOISE_NB_KERNELS]; ///< NULL: not in the program
     int initialised;                          ///< the filter's set-up succeeded
     const char *stage_names[DENOISE_MAX_STAGES];
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
@@ -644,15 +650,25 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                cl_mem *planes, int slot, int inverse);
 
 /**
- * Set up the search geometry of a plane: patches of 'patch' samples on a
- * grid of step 'step', candidates within 'radius'; choose the kernel, and
- * the band of grid rows whose tables, of 'ref_bytes' per reference patch,
- * are held at once.
+ * Set up the search geometry of a plane, before ff_denoise_opencl_init():
+ * patches of 'patch' samples on a grid of step 'step', candidates within
+ * 'radius', 'integer_samples' as DenoiseSearch's; the band of grid rows
+ * whose tables, of 'ref_bytes' per reference patch, are held at once; and
+ * the kernels the search may run, which the program then compiles.
  */
 void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                    int width, int height, int patch, int step,
-                                   int radius, size_t ref_bytes);
+                                   int radius, int integer_samples,
+                                   size_t ref_bytes);
+
+/**
+ * Choose the search's kernel among those built, after
+ * ff_denoise_opencl_init(): a work-group search where one runs its tile on
+ * this device (and search= allows it), else the per-patch search.
+ */
+void ff_denoise_opencl_search_ready(AVFilterContext *avctx,
+                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds);
 
 /**
  * The rows of work-items of a kernel that takes DENOISE_IO_ROWS of 'rows'

@@ -557,9 +557,9 @@ static int alloc_buffers(AVFilterContext *avctx, int c, size_t ring)
     return 0;
 }
 
-/* The search geometry of both steps and the buffers of every selected
- * component. */
-static int setup_components(AVFilterContext *avctx, int ring)
+/* The search geometry of both steps of every selected component, before
+ * the program is built. */
+static void init_searches(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
 
@@ -580,7 +580,6 @@ static int setup_components(AVFilterContext *avctx, int ring)
                      FFMIN(s->par[1].step, BLOCK) % 2 == 0;
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         const DenoiseComponent *comp = &s->dn.layout.comp[c];
-        int err;
 
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
@@ -588,10 +587,29 @@ static int setup_components(AVFilterContext *avctx, int ring)
             ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i],
                                           comp->width, comp->height, BLOCK,
                                           FFMIN(s->par[i].step, BLOCK),
-                                          s->par[i].range / 2, s->nb_max *
+                                          s->par[i].range / 2,
+                                          i ? s->round_basic : integer, s->nb_max *
                                           (sizeof(cl_uint) + sizeof(cl_float)));
-        s->search[c][0].integer_samples = integer;
-        s->search[c][1].integer_samples = s->round_basic;
+    }
+    /* vbm3d_gpu searches with its own kernels (vbm3d_search.cl), in the
+     * geometry of these searches: the program needs none of theirs */
+    if (s->video)
+        s->dn.search_kernels = 0;
+}
+
+/* The searches' kernels and the buffers of every selected component, once
+ * the program is built. */
+static int setup_components(AVFilterContext *avctx, int ring)
+{
+    BM3DGPUContext *s = avctx->priv;
+
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        int err;
+
+        if (!ff_denoise_opencl_selected(&s->dn, c))
+            continue;
+        for (int i = 0; i < 2 && !s->video; i++)
+            ff_denoise_opencl_search_ready(avctx, &s->dn, &s->search[c][i]);
         err = alloc_buffers(avctx, c, ring);
         if (err < 0)
             return err;
@@ -642,6 +660,7 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
     av_log(avctx, AV_LOG_VERBOSE, "%s grouping.\n", s->joint ?
            (s->dn.layout.is_rgb ? "Joint (opponent colours)" : "Joint (luma)") : "Per-plane");
 
+    init_searches(avctx);
     if ((err = choose_atomics(avctx)) < 0 ||
         (err = build_program(avctx)) < 0 ||
         (err = create_tables(avctx)) < 0)

@@ -220,17 +220,17 @@ static int set_plane_params(AVFilterContext *avctx, int c)
     if (reduced < patch)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
                "from %d to %d.\n", c, comp->width, comp->height, patch, reduced);
-    /* per reference patch: its neighbours' positions and weights, and the
+    /* the variance-stabilising transform of sigma=curve leaves fractions;
+     * per reference patch: its neighbours' positions and weights, and the
      * flat means of its channels */
     ff_denoise_opencl_search_init(avctx, &s->dn, ds, comp->width,
                                   comp->height, reduced, FFMIN(s->step, reduced),
                                   research / 2,
+                                  s->dn.layout.container == 255 &&
+                                  s->mode != COLOR_OPPONENT &&
+                                  s->dn.sigma != DENOISE_SIGMA_CURVE,
                                   s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
                                   nb_search_channels(s, c) * sizeof(cl_float));
-    /* the variance-stabilising transform of sigma=curve leaves fractions */
-    ds->integer_samples = s->dn.layout.container == 255 &&
-                          s->mode != COLOR_OPPONENT &&
-                          s->dn.sigma != DENOISE_SIGMA_CURVE;
     min_rows = FFMIN(min_band_rows(ds), ds->ny);
     if (ds->band < min_rows) {
         av_log(avctx, AV_LOG_ERROR, "band=%d is too small for patches of %d "
@@ -361,15 +361,21 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
         return AVERROR(EINVAL);
     }
 
-    err = build_program(avctx);
-    if (err < 0)
-        return err;
+    /* the searches first: the program holds the search kernels they run */
     for (int c = 0; c < s->dn.layout.nb_components; c++) {
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
         err = set_plane_params(avctx, c);
         if (err < 0)
             return err;
+    }
+    err = build_program(avctx);
+    if (err < 0)
+        return err;
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        if (!ff_denoise_opencl_selected(&s->dn, c))
+            continue;
+        ff_denoise_opencl_search_ready(avctx, &s->dn, &s->search[c]);
         err = alloc_plane_buffers(avctx, c, size->ring);
         if (err < 0)
             return err;

@@ -1524,9 +1524,10 @@ static void search_local_sizes(int kernel, int patch, int step, int block,
 }
 
 /*
- * Whether the work-group kernel fits the device for this step, as
- * tiled_fit, rows_fit and squares_fit of ff_denoise_opencl_search_init()
- * (the local memory, with 1024 bytes to spare; work-groups of TILE^2).
+ * Whether the work-group kernel fits the device for this step, as the
+ * filters' choose_entries() and ff_denoise_opencl_search_ready() of
+ * denoise_opencl.c find it (the local memory, with 1024 bytes to spare;
+ * work-groups of TILE^2).
  */
 static int search_kernel_fits(cl_kernel k, int kernel, int patch, int step)
 {
