@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-memory check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-programs check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -116,6 +116,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(MAKE) check-model
 	$(MAKE) check-bands
 	$(MAKE) check-memory
+	$(MAKE) check-programs
 	$(if $(filter yes,$(CHECK_QUALITY)),$(MAKE) check-quality,@echo "skip check-quality (CHECK_QUALITY=$(CHECK_QUALITY))")
 	@echo "make check: all tests passed"
 
@@ -169,8 +170,9 @@ check-ffmpeg-%:
 # references, in the device's own work-groups and warps, where a missing
 # barrier can show that PoCL hides), the FATE tests' frame checksums
 # (tests/fate_md5.py), the golden models (with 100 random cases),
-# nv12/p010/p016, nv16/nv24/p216/p416 and hwmap (tests/semiplanar.sh), and
-# GPU_CASES random robustness cases.
+# nv12/p010/p016, nv16/nv24/p216/p416 and hwmap (tests/semiplanar.sh), the
+# device memory and the programs' kernels, and GPU_CASES random robustness
+# cases.
 GPU_CASES ?= 300
 GPU_JOBS ?= 8
 check-gpu:
@@ -182,6 +184,7 @@ check-gpu:
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
 	    CLFAULT_SO=$(TESTBIN)/clfault.so tests/memory.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so tests/programs.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
 	@echo "make check-gpu: all tests passed"
 
@@ -216,6 +219,10 @@ check-frames: ffmpeg
 # device memory of large frames): the same bytes whatever the band
 check-bands: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/bands.sh
+
+check-programs: ffmpeg $(TESTBIN)/cltrace.so
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
+	    tests/programs.sh
 
 check-memory: ffmpeg $(TESTBIN)/cltrace.so $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \

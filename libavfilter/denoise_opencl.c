@@ -1105,8 +1105,8 @@ static int band_rows(AVFilterContext *avctx, const DenoiseOpenCLContext *dn,
 }
 
 /*
- * Whether patch_search_squares gives this search's distances exactly where
- * they are of one channel of weight 1: integer samples in the 8-bit scale,
+ * Whether patch_search_squares gives this search's distances exactly,
+ * those of one channel: integer samples in the 8-bit scale,
  * patches of at most 16x16 (distances below 2^24), square blocks of 2 to 8
  * samples (its local buffer is that of patch_search_tiled, which holds it
  * from blocks of 2 on).
@@ -1130,16 +1130,18 @@ static int work_group_searches(AVFilterContext *avctx, const DenoiseOpenCLContex
 }
 
 /*
- * The work-group kernels this search may run: those whose local memory the
- * device has, patch_search_squares where it gives the distances exactly,
- * patch_search_rows where patch_search_tiled's blocks are single samples,
- * which it shares with no other patch (on the H100, bm3d_gpu `ref` 1080p:
- * 20 against 41 ms per search, the per-patch kernel since the tiled one
- * does not fit; nlmeans_gpu p=5:step=1: 14.8 against 15.4 ms in all), or
- * where patch_search_tiled does not fit; each in its specialised entry
- * point where the search is the one it is compiled for, with keys where
- * they may fit. Whether each runs a tile of work-items on the device is
- * known once the program is built.
+ * The work-group search of this search, among those whose local memory
+ * the device has: for one channel patch_search_squares where it gives the
+ * distances exactly, else patch_search_rows where patch_search_tiled's
+ * blocks are single samples, which it shares with no other patch (on the
+ * H100, bm3d_gpu `ref` 1080p: 20 against 41 ms per search, the per-patch
+ * kernel since the tiled one does not fit; nlmeans_gpu p=5:step=1: 14.8
+ * against 15.4 ms in all), or where patch_search_tiled does not fit; else
+ * patch_search_tiled (bm3d_gpu `fast`'s second search, blocks of 4: 1.6
+ * against 2.6 ms with rows). Each in its specialised entry point where the
+ * search is the one it is compiled for, with keys beside it where they may
+ * fit. Whether it runs a tile of work-items on the device is known once
+ * the program is built.
  */
 static void choose_entries(DenoiseSearch *ds, size_t local_mem)
 {
@@ -1148,14 +1150,14 @@ static void choose_entries(DenoiseSearch *ds, size_t local_mem)
                      ds->tile_local[0] + ds->rows_local + 1024 <= local_mem;
     int special_8x4 = ds->patch == 8 && ds->step == 4;
 
-    ds->tiled_entry = !tiled_fits ? -1 :
-                      special_8x4 ? DENOISE_KERNEL_SEARCH_TILED_8X4 :
-                                    DENOISE_KERNEL_SEARCH_TILED;
-    ds->squares_entry = !tiled_fits || !squares_exact(ds) ? -1 :
-                        special_8x4 ? squares_8x4_entry(ds->radius) :
-                                      DENOISE_KERNEL_SEARCH_SQUARES;
-    ds->rows_entry = rows_fits && (ds->block == 1 || !tiled_fits) ?
-                     rows_entry(ds->patch, ds->step, ds->block, ds->radius) : -1;
+    if (ds->channels == 1 && tiled_fits && squares_exact(ds))
+        ds->squares_entry = special_8x4 ? squares_8x4_entry(ds->radius) :
+                                          DENOISE_KERNEL_SEARCH_SQUARES;
+    else if (ds->channels == 1 && rows_fits && (ds->block == 1 || !tiled_fits))
+        ds->rows_entry = rows_entry(ds->patch, ds->step, ds->block, ds->radius);
+    else if (tiled_fits)
+        ds->tiled_entry = special_8x4 ? DENOISE_KERNEL_SEARCH_TILED_8X4 :
+                                        DENOISE_KERNEL_SEARCH_TILED;
     ds->squares_keys_entry = keys_entry(ds->squares_entry);
     ds->rows_keys_entry    = keys_entry(ds->rows_entry);
 }
@@ -1177,8 +1179,8 @@ static void mark_search_kernels(DenoiseOpenCLContext *dn, const DenoiseSearch *d
 av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                            DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                            int width, int height, int patch, int step,
-                                           int radius, int integer_samples,
-                                           size_t ref_bytes)
+                                           int radius, int channels,
+                                           int integer_samples, size_t ref_bytes)
 {
     const size_t tile = DENOISE_SEARCH_TILE;
     size_t region;
@@ -1189,6 +1191,7 @@ av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
     ds->step       = step;
     ds->block      = av_gcd(patch, step);
     ds->radius     = radius;
+    ds->channels   = channels;
     ds->integer_samples = integer_samples;
     ds->nx         = (width  - patch + step - 1) / step + 1;
     ds->ny         = (height - patch + step - 1) / step + 1;
@@ -1265,20 +1268,19 @@ static int keys_fit(const DenoiseSearch *ds, const DenoiseChannels *ch,
 
 /*
  * The work-group kernel for this search on the channels 'ch' of the window
- * 'win', or -1 where none runs: patch_search_squares, else
- * patch_search_rows, for one channel, else patch_search_tiled
- * (choose_entries()), with keys where they fit.
+ * 'win' (choose_entries()), with keys where they fit, or -1 where none
+ * runs.
  */
 static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch,
                         const DenoiseWindow *win)
 {
-    int one_channel = ch->nb == 1 && ch->weight[0] == 1.0f;
     int keys = keys_fit(ds, ch, win);
 
-    if (ds->squares_entry >= 0 && one_channel)
+    av_assert1(ch->nb == ds->channels);
+    if (ds->squares_entry >= 0)
         return keys && ds->squares_keys_entry >= 0 ? ds->squares_keys_entry :
                                                      ds->squares_entry;
-    if (ds->rows_entry >= 0 && ch->nb == 1)
+    if (ds->rows_entry >= 0)
         return keys && ds->rows_keys_entry >= 0 ? ds->rows_keys_entry :
                                                   ds->rows_entry;
     return ds->tiled_entry;

@@ -114,6 +114,7 @@ typedef struct DenoiseSearch {
     int step;
     int block;          ///< gcd(patch, step): granularity of shared sums
     int radius;
+    int channels;       ///< channels searched together (DenoiseChannels.nb)
     int nx, ny;         ///< grid of reference patches
     int regular_nx;     ///< reference patches on the regular grid x = gx * step
     int regular_ny;
@@ -652,15 +653,16 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 /**
  * Set up the search geometry of a plane, before ff_denoise_opencl_init():
  * patches of 'patch' samples on a grid of step 'step', candidates within
- * 'radius', 'integer_samples' as DenoiseSearch's; the band of grid rows
+ * 'radius', 'channels' and 'integer_samples' as DenoiseSearch's (the
+ * channels of each ff_denoise_opencl_search()); the band of grid rows
  * whose tables, of 'ref_bytes' per reference patch, are held at once; and
  * the kernels the search may run, which the program then compiles.
  */
 void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds,
                                    int width, int height, int patch, int step,
-                                   int radius, int integer_samples,
-                                   size_t ref_bytes);
+                                   int radius, int channels,
+                                   int integer_samples, size_t ref_bytes);
 
 /**
  * Choose the search's kernel among those built, after

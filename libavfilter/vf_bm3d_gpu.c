@@ -587,7 +587,7 @@ static void init_searches(AVFilterContext *avctx)
             ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i],
                                           comp->width, comp->height, BLOCK,
                                           FFMIN(s->par[i].step, BLOCK),
-                                          s->par[i].range / 2,
+                                          s->par[i].range / 2, 1,
                                           i ? s->round_basic : integer, s->nb_max *
                                           (sizeof(cl_uint) + sizeof(cl_float)));
     }

@@ -225,7 +225,7 @@ static int set_plane_params(AVFilterContext *avctx, int c)
      * flat means of its channels */
     ff_denoise_opencl_search_init(avctx, &s->dn, ds, comp->width,
                                   comp->height, reduced, FFMIN(s->step, reduced),
-                                  research / 2,
+                                  research / 2, nb_search_channels(s, c),
                                   s->dn.layout.container == 255 &&
                                   s->mode != COLOR_OPPONENT &&
                                   s->dn.sigma != DENOISE_SIGMA_CURVE,

@@ -23,8 +23,9 @@
  *   CLTRACE_BUILD_OPTIONS  appended to the build options (for example
  *                          -cl-nv-verbose: NVIDIA's register and spill
  *                          report in the build log);
- *   CLTRACE_PROGRAMS=P     writes each program's build log and binary (PTX
- *                          on NVIDIA) to P.N.log and P.N.bin.
+ *   CLTRACE_PROGRAMS=P     writes each program's build log, binary (PTX
+ *                          on NVIDIA) and kernel names to P.N.log, P.N.bin
+ *                          and P.N.kernels.
  *
  *   cc -O2 -shared -fPIC -o cltrace.so cltrace.c -ldl -lpthread
  *   LD_PRELOAD=./cltrace.so ffmpeg ...
@@ -263,8 +264,8 @@ cl_int clFinish(cl_command_queue q)
     return ret;
 }
 
-/* The build log and binary of program p, the n-th built, to P.n.log and
- * P.n.bin. */
+/* The build log, binary and kernel names (one a line) of program p, the
+ * n-th built, to P.n.log, P.n.bin and P.n.kernels. */
 static void save_program(cl_program p, cl_device_id dev, const char *prefix, int n)
 {
     char path[4096], *log = NULL;
@@ -293,6 +294,18 @@ static void save_program(cl_program p, cl_device_id dev, const char *prefix, int
         }
     }
     free(bin);
+    if (clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) == CL_SUCCESS &&
+        (log = malloc(size + 1)) &&
+        clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, size, log, NULL) == CL_SUCCESS) {
+        snprintf(path, sizeof(path), "%s.%d.kernels", prefix, n);
+        if ((f = fopen(path, "w"))) {
+            for (char *c = log; *c; c++)
+                fputc(*c == ';' ? '\n' : *c, f);
+            fputc('\n', f);
+            fclose(f);
+        }
+    }
+    free(log);
 }
 
 cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devices,
