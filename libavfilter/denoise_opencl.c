@@ -1276,7 +1276,7 @@ static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch,
 {
     int keys = keys_fit(ds, ch, win);
 
-    av_assert1(ch->nb == ds->channels);
+    av_assert1(ch->nb == ds->channels && (ch->nb > 1 || ch->weight[0] == 1.0f));
     if (ds->squares_entry >= 0)
         return keys && ds->squares_keys_entry >= 0 ? ds->squares_keys_entry :
                                                      ds->squares_entry;

@@ -369,9 +369,9 @@ typedef struct DenoiseOpenCLContext {
     int load_bytes;
     /**
      * The search kernels (bits 1 << enum DenoiseKernel) that the searches
-     * set up so far may run, the only ones the program compiles: a program
-     * of every search kernel took 4 to 9 s to build on an H200, 1 to 2 s
-     * with those its command ran (doc/benchmarks.md).
+     * set up so far may run, the only ones the program compiles: with
+     * every search kernel a filter's first start took 2 to 3 times longer
+     * on an H200, 5 to 12 s (doc/benchmarks.md, "Start-up").
      */
     uint64_t search_kernels;
     cl_command_queue queue;

@@ -1,7 +1,7 @@
 #!/bin/bash
 #
-# What the filters' programs compile: building every search kernel took 4
-# to 9 s on an H200 where the kernels a command runs take 1 to 2 s
+# What the filters' programs compile: with every search kernel a filter's
+# first start took 2 to 3 times longer on an H200, 5 to 12 s
 # (doc/benchmarks.md, "Start-up"), so a program holds the search kernels
 # its searches may run and the noise estimator's kernels only where sigma
 # is estimated. Each case runs a filter on one small frame with
