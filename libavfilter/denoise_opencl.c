@@ -786,8 +786,8 @@ static int rows_entry(int patch, int step, int block, int radius)
 }
 
 /*
- * The entry point of the same search with its table as 32-bit keys, or -1
- * where there is none.
+ * The entry point of the same search with its table as 32-bit keys, or
+ * 'entry' itself where there is none.
  */
 static int keys_entry(int entry)
 {
@@ -801,7 +801,7 @@ static int keys_entry(int entry)
     for (int i = 0; i < FF_ARRAY_ELEMS(with_keys); i++)
         if (with_keys[i][0] == entry)
             return with_keys[i][1];
-    return -1;
+    return entry;
 }
 
 int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
@@ -1130,6 +1130,22 @@ static int work_group_searches(AVFilterContext *avctx, const DenoiseOpenCLContex
 }
 
 /*
+ * Whether the tables of this search on windows of 'nb_frames' fit 32-bit
+ * keys (search_key_shift() of patch_search.cl, the same rule): one channel
+ * (of weight 1) of integer samples in the 8-bit scale, whose distances are
+ * integers below 2^(32 - shift) (patches of at most 8x8), and fewer than
+ * 2^shift - 1 candidates in the window.
+ */
+static int keys_fit(const DenoiseSearch *ds, int nb_frames)
+{
+    int shift = ds->patch <= 4 ? 12 : ds->patch <= 5 ? 11 : 10;
+    int64_t side = 2 * ds->radius + 1;
+
+    return ds->integer_samples && ds->channels == 1 && ds->patch <= 8 &&
+           nb_frames * side * side < (1 << shift) - 1;
+}
+
+/*
  * The work-group search of this search, among those whose local memory
  * the device has: for one channel patch_search_squares where it gives the
  * distances exactly, else patch_search_rows where patch_search_tiled's
@@ -1139,9 +1155,10 @@ static int work_group_searches(AVFilterContext *avctx, const DenoiseOpenCLContex
  * against 15.4 ms in all), or where patch_search_tiled does not fit; else
  * patch_search_tiled (bm3d_gpu `fast`'s second search, blocks of 4: 1.6
  * against 2.6 ms with rows). Each in its specialised entry point where the
- * search is the one it is compiled for, with keys beside it where they may
- * fit. Whether it runs a tile of work-items on the device is known once
- * the program is built.
+ * search is the one it is compiled for, in its variant of keys where the
+ * largest window fits them (and so every window: one kernel a search).
+ * Whether it runs a tile of work-items on the device is known once the
+ * program is built.
  */
 static void choose_entries(DenoiseSearch *ds, size_t local_mem)
 {
@@ -1158,16 +1175,17 @@ static void choose_entries(DenoiseSearch *ds, size_t local_mem)
     else if (tiled_fits)
         ds->tiled_entry = special_8x4 ? DENOISE_KERNEL_SEARCH_TILED_8X4 :
                                         DENOISE_KERNEL_SEARCH_TILED;
-    ds->squares_keys_entry = keys_entry(ds->squares_entry);
-    ds->rows_keys_entry    = keys_entry(ds->rows_entry);
+    if (keys_fit(ds, ds->max_frames)) {
+        ds->squares_entry = keys_entry(ds->squares_entry);
+        ds->rows_entry    = keys_entry(ds->rows_entry);
+    }
 }
 
 /* A search's kernels into the program: the per-patch search, and its
  * work-group kernels with patch_search_edge for the grid's edges. */
 static void mark_search_kernels(DenoiseOpenCLContext *dn, const DenoiseSearch *ds)
 {
-    const int entries[] = { ds->tiled_entry, ds->squares_entry, ds->squares_keys_entry,
-                            ds->rows_entry, ds->rows_keys_entry };
+    const int entries[] = { ds->tiled_entry, ds->squares_entry, ds->rows_entry };
 
     dn->search_kernels |= UINT64_C(1) << DENOISE_KERNEL_SEARCH;
     for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++)
@@ -1178,26 +1196,27 @@ static void mark_search_kernels(DenoiseOpenCLContext *dn, const DenoiseSearch *d
 
 av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                            DenoiseOpenCLContext *dn, DenoiseSearch *ds,
-                                           int width, int height, int patch, int step,
-                                           int radius, int channels,
-                                           int integer_samples, size_t ref_bytes)
+                                           const DenoiseSearchParams *par)
 {
     const size_t tile = DENOISE_SEARCH_TILE;
+    const int patch = par->patch, step = par->step;
     size_t region;
 
-    ds->width      = width;
-    ds->height     = height;
+    av_assert0(par->max_frames >= 1);
+    ds->width      = par->width;
+    ds->height     = par->height;
     ds->patch      = patch;
     ds->step       = step;
     ds->block      = av_gcd(patch, step);
-    ds->radius     = radius;
-    ds->channels   = channels;
-    ds->integer_samples = integer_samples;
-    ds->nx         = (width  - patch + step - 1) / step + 1;
-    ds->ny         = (height - patch + step - 1) / step + 1;
-    ds->regular_nx = (width  - patch) / step + 1;
-    ds->regular_ny = (height - patch) / step + 1;
-    ds->band       = band_rows(avctx, dn, ds, ref_bytes);
+    ds->radius     = par->radius;
+    ds->channels   = par->channels;
+    ds->integer_samples = par->integer_samples;
+    ds->max_frames = par->max_frames;
+    ds->nx         = (ds->width  - patch + step - 1) / step + 1;
+    ds->ny         = (ds->height - patch + step - 1) / step + 1;
+    ds->regular_nx = (ds->width  - patch) / step + 1;
+    ds->regular_ny = (ds->height - patch) / step + 1;
+    ds->band       = band_rows(avctx, dn, ds, par->ref_bytes);
 
     region = (tile - 1) * step + patch;
     ds->tile_local[0] = region * region * sizeof(cl_float);
@@ -1205,7 +1224,8 @@ av_cold void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                         sizeof(cl_float);
     ds->rows_local    = DENOISE_SEARCH_ROWS_UNROLL * region * tile * sizeof(cl_float);
     ds->tiled_entry = ds->squares_entry = ds->rows_entry = -1;
-    ds->squares_keys_entry = ds->rows_keys_entry = -1;
+    if (par->own_kernels)
+        return;
     if (work_group_searches(avctx, dn))
         choose_entries(ds, local_mem_size(avctx));
     mark_search_kernels(dn, ds);
@@ -1224,17 +1244,11 @@ static int runs_tile(AVFilterContext *avctx, const DenoiseOpenCLContext *dn, int
 av_cold void ff_denoise_opencl_search_ready(AVFilterContext *avctx,
                                             DenoiseOpenCLContext *dn, DenoiseSearch *ds)
 {
-    int *entries[] = { &ds->tiled_entry, &ds->squares_entry, &ds->squares_keys_entry,
-                       &ds->rows_entry, &ds->rows_keys_entry };
+    int *entries[] = { &ds->tiled_entry, &ds->squares_entry, &ds->rows_entry };
 
     for (int i = 0; i < FF_ARRAY_ELEMS(entries); i++)
         if (!runs_tile(avctx, dn, *entries[i]))
             *entries[i] = -1;
-    /* a variant with keys serves where its search without them does */
-    if (ds->squares_entry < 0)
-        ds->squares_keys_entry = -1;
-    if (ds->rows_entry < 0)
-        ds->rows_keys_entry = -1;
     ds->edge_fit = dn->kernels[DENOISE_KERNEL_SEARCH_EDGE] &&
                    max_work_group(avctx, dn->kernels[DENOISE_KERNEL_SEARCH_EDGE]) >=
                    DENOISE_SEARCH_EDGE_LANES;
@@ -1250,39 +1264,18 @@ av_cold void ff_denoise_opencl_search_ready(AVFilterContext *avctx,
 }
 
 /*
- * Whether this search's tables fit 32-bit keys (search_key_shift() of
- * patch_search.cl, the same rule): one channel of weight 1 of integer
- * samples in the 8-bit scale, whose distances are integers below
- * 2^(32 - shift) (patches of at most 8x8), and fewer than 2^shift - 1
- * candidates in the window.
- */
-static int keys_fit(const DenoiseSearch *ds, const DenoiseChannels *ch,
-                    const DenoiseWindow *win)
-{
-    int shift = ds->patch <= 4 ? 12 : ds->patch <= 5 ? 11 : 10;
-    int64_t side = 2 * ds->radius + 1;
-
-    return ds->integer_samples && ch->nb == 1 && ch->weight[0] == 1.0f &&
-           ds->patch <= 8 && win->nb_frames * side * side < (1 << shift) - 1;
-}
-
-/*
  * The work-group kernel for this search on the channels 'ch' of the window
- * 'win' (choose_entries()), with keys where they fit, or -1 where none
- * runs.
+ * 'win' (choose_entries()), or -1 where none runs.
  */
 static int tiled_kernel(const DenoiseSearch *ds, const DenoiseChannels *ch,
                         const DenoiseWindow *win)
 {
-    int keys = keys_fit(ds, ch, win);
-
     av_assert1(ch->nb == ds->channels && (ch->nb > 1 || ch->weight[0] == 1.0f));
+    av_assert1(win->nb_frames <= ds->max_frames);
     if (ds->squares_entry >= 0)
-        return keys && ds->squares_keys_entry >= 0 ? ds->squares_keys_entry :
-                                                     ds->squares_entry;
+        return ds->squares_entry;
     if (ds->rows_entry >= 0)
-        return keys && ds->rows_keys_entry >= 0 ? ds->rows_keys_entry :
-                                                  ds->rows_entry;
+        return ds->rows_entry;
     return ds->tiled_entry;
 }
 
@@ -1302,8 +1295,7 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 {
     cl_float4 weights = { .s = { ch->weight[0], ch->weight[1], ch->weight[2], 0.0f } };
     cl_uint stride = ch->stride;
-    size_t local2 = kernel == ds->rows_entry || kernel == ds->rows_keys_entry ?
-                    ds->rows_local : ds->tile_local[1];
+    size_t local2 = kernel == ds->rows_entry ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),

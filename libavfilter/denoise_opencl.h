@@ -115,6 +115,7 @@ typedef struct DenoiseSearch {
     int block;          ///< gcd(patch, step): granularity of shared sums
     int radius;
     int channels;       ///< channels searched together (DenoiseChannels.nb)
+    int max_frames;     ///< the most frames of a window searched at once
     int nx, ny;         ///< grid of reference patches
     int regular_nx;     ///< reference patches on the regular grid x = gx * step
     int regular_ny;
@@ -122,16 +123,12 @@ typedef struct DenoiseSearch {
     /**
      * The entry point (enum DenoiseKernel) of each work-group search for
      * this one: the generic kernel, or its specialisation for this patch
-     * and step where there is one; -1 where that search does not apply,
-     * does not fit the device or, once the program is built, does not run
-     * a tile there.
+     * and step where there is one, whose tables are 32-bit keys
+     * (patch_search.cl) where every window fits them; -1 where that search
+     * does not apply, does not fit the device or, once the program is
+     * built, does not run a tile there.
      */
     int tiled_entry, squares_entry, rows_entry;
-    /**
-     * The variant of squares_entry and of rows_entry whose tables are
-     * 32-bit keys (patch_search.cl), or -1 where there is none.
-     */
-    int squares_keys_entry, rows_keys_entry;
     size_t tile_local[2]; ///< patch_search_tiled's local buffers, in bytes
     size_t rows_local;  ///< patch_search_rows's second local buffer
     int band;           ///< rows of the grid per band (tables hold band * nx)
@@ -143,6 +140,23 @@ typedef struct DenoiseSearch {
     int integer_samples;
     int edge_fit;       ///< patch_search_edge runs its work-groups on this device
 } DenoiseSearch;
+
+/** A plane's search as a filter sets it up: ff_denoise_opencl_search_init(). */
+typedef struct DenoiseSearchParams {
+    int width, height;  ///< the plane
+    int patch;          ///< patches of patch x patch samples
+    int step;           ///< on a grid of this step
+    int radius;         ///< candidates within this distance, in samples
+    int channels;       ///< DenoiseSearch.channels
+    int integer_samples; ///< DenoiseSearch.integer_samples
+    int max_frames;     ///< DenoiseSearch.max_frames (1: single frames)
+    size_t ref_bytes;   ///< bytes of the tables per reference patch
+    /**
+     * The filter searches with its own kernels in this geometry
+     * (vbm3d_gpu): the program needs none of the shared search kernels.
+     */
+    int own_kernels;
+} DenoiseSearchParams;
 
 /**
  * The planes searched for the patches of one reference frame: nb_frames
@@ -651,18 +665,15 @@ int ff_denoise_opencl_opponent(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                                cl_mem *planes, int slot, int inverse);
 
 /**
- * Set up the search geometry of a plane, before ff_denoise_opencl_init():
- * patches of 'patch' samples on a grid of step 'step', candidates within
- * 'radius', 'channels' and 'integer_samples' as DenoiseSearch's (the
- * channels of each ff_denoise_opencl_search()); the band of grid rows
- * whose tables, of 'ref_bytes' per reference patch, are held at once; and
- * the kernels the search may run, which the program then compiles.
+ * Set up the search of a plane described by 'par', before
+ * ff_denoise_opencl_init(): its grid of patches, the band of grid rows
+ * whose tables are held at once, and the kernels it may run (one
+ * work-group kernel at most, beside the per-patch and edge searches),
+ * which the program then compiles.
  */
 void ff_denoise_opencl_search_init(AVFilterContext *avctx,
                                    DenoiseOpenCLContext *dn, DenoiseSearch *ds,
-                                   int width, int height, int patch, int step,
-                                   int radius, int channels,
-                                   int integer_samples, size_t ref_bytes);
+                                   const DenoiseSearchParams *par);
 
 /**
  * Choose the search's kernel among those built, after

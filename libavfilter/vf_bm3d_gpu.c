@@ -583,18 +583,23 @@ static void init_searches(AVFilterContext *avctx)
 
         if (!ff_denoise_opencl_selected(&s->dn, c))
             continue;
-        for (int i = 0; i < 2; i++)
-            ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i],
-                                          comp->width, comp->height, BLOCK,
-                                          FFMIN(s->par[i].step, BLOCK),
-                                          s->par[i].range / 2, 1,
-                                          i ? s->round_basic : integer, s->nb_max *
-                                          (sizeof(cl_uint) + sizeof(cl_float)));
+        for (int i = 0; i < 2; i++) {
+            const DenoiseSearchParams par = {
+                .width           = comp->width,
+                .height          = comp->height,
+                .patch           = BLOCK,
+                .step            = FFMIN(s->par[i].step, BLOCK),
+                .radius          = s->par[i].range / 2,
+                .channels        = 1,
+                .integer_samples = i ? s->round_basic : integer,
+                .max_frames      = 1,
+                .ref_bytes       = s->nb_max * (sizeof(cl_uint) + sizeof(cl_float)),
+                /* vbm3d_gpu's searches are its own (vbm3d_search.cl) */
+                .own_kernels     = s->video,
+            };
+            ff_denoise_opencl_search_init(avctx, &s->dn, &s->search[c][i], &par);
+        }
     }
-    /* vbm3d_gpu searches with its own kernels (vbm3d_search.cl), in the
-     * geometry of these searches: the program needs none of theirs */
-    if (s->video)
-        s->dn.search_kernels = 0;
 }
 
 /* The searches' kernels and the buffers of every selected component, once

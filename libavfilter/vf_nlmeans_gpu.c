@@ -215,22 +215,29 @@ static int set_plane_params(AVFilterContext *avctx, int c)
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
     int reduced  = FFMIN3(patch, comp->width, comp->height);
     DenoiseSearch *ds = &s->search[c];
+    /* the variance-stabilising transform of sigma=curve leaves fractions;
+     * per reference patch: its neighbours' positions and weights, and the
+     * flat means of its channels */
+    const DenoiseSearchParams par = {
+        .width           = comp->width,
+        .height          = comp->height,
+        .patch           = reduced,
+        .step            = FFMIN(s->step, reduced),
+        .radius          = research / 2,
+        .channels        = nb_search_channels(s, c),
+        .integer_samples = s->dn.layout.container == 255 &&
+                           s->mode != COLOR_OPPONENT &&
+                           s->dn.sigma != DENOISE_SIGMA_CURVE,
+        .max_frames      = s->past + 1 + s->future,
+        .ref_bytes       = s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
+                           nb_search_channels(s, c) * sizeof(cl_float),
+    };
     int min_rows;
 
     if (reduced < patch)
         av_log(avctx, AV_LOG_VERBOSE, "Plane %d is %dx%d: patch size reduced "
                "from %d to %d.\n", c, comp->width, comp->height, patch, reduced);
-    /* the variance-stabilising transform of sigma=curve leaves fractions;
-     * per reference patch: its neighbours' positions and weights, and the
-     * flat means of its channels */
-    ff_denoise_opencl_search_init(avctx, &s->dn, ds, comp->width,
-                                  comp->height, reduced, FFMIN(s->step, reduced),
-                                  research / 2, nb_search_channels(s, c),
-                                  s->dn.layout.container == 255 &&
-                                  s->mode != COLOR_OPPONENT &&
-                                  s->dn.sigma != DENOISE_SIGMA_CURVE,
-                                  s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
-                                  nb_search_channels(s, c) * sizeof(cl_float));
+    ff_denoise_opencl_search_init(avctx, &s->dn, ds, &par);
     min_rows = FFMIN(min_band_rows(ds), ds->ny);
     if (ds->band < min_rows) {
         av_log(avctx, AV_LOG_ERROR, "band=%d is too small for patches of %d "

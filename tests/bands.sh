@@ -94,6 +94,11 @@ same_search "nlmeans_gpu sigma=curve" gray 160x120 4 "nlmeans_gpu=sigma=curve"
 # a window of 3 frames holds more candidates (3 x 21 x 21) than the 32-bit
 # keys of 8x8 patches can number (1023): the keys must not be taken
 same_search "nlmeans_gpu past=1:future=1" gray $S 3 "nlmeans_gpu=sigma=20:past=1:future=1"
+# patches of 5 in windows of 4 frames: 4 x 21 x 21 = 1764 candidates, within
+# the 2047 that their keys number (patch_search_rows_5x1_keys, chosen for
+# every window since the largest fits; 5 frames do not: programs.sh)
+same_search "nlmeans_gpu p=5:step=1:past=2:future=1" gray $S 4 \
+    "nlmeans_gpu=sigma=20:p=5:step=1:past=2:future=1"
 same_search "bm3d_gpu" gray $S 2 "bm3d_gpu=sigma=20"
 same_search "bm3d_gpu sigma=curve" gray 160x120 4 "bm3d_gpu=sigma=curve"
 

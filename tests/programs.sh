@@ -11,10 +11,11 @@
 # per-patch search alone with search=direct; with search=tiled, the
 # work-group kernel of its patch, step, channels and samples
 # (denoise_opencl.c, choose_entries(), on a device of 48 KiB of local
-# memory or more), with its variant of keys where it has one, beside
-# patch_search_edge; none for vbm3d_gpu, whose searches are its own. A
-# program that compiled them all again, or missed one a search may run,
-# fails.
+# memory or more), in its variant of keys where it has one and the largest
+# window fits keys (windows of 21 x 21: one frame of patches of 8, not 3;
+# up to 4 frames of patches of 5, not 5), beside patch_search_edge;
+# none for vbm3d_gpu, whose searches are its own. A program that compiled
+# them all again, or missed one a search may run, fails.
 #
 # Environment: FFMPEG, CLTRACE_SO, OPENCL_DEVICE (optional P.D).
 
@@ -67,17 +68,23 @@ program() {
 
 program "nlmeans_gpu per-patch" gray "nlmeans_gpu=sigma=20:search=direct" 0 patch_search
 program "nlmeans_gpu work-group" gray "nlmeans_gpu=sigma=20:search=tiled" 0 \
-    patch_search patch_search_edge \
-    patch_search_squares_8x4_u11 patch_search_squares_8x4_u11_keys
+    patch_search patch_search_edge patch_search_squares_8x4_u11_keys
+program "nlmeans_gpu 3 frames" gray "nlmeans_gpu=sigma=20:past=1:future=1:search=tiled" 0 \
+    patch_search patch_search_edge patch_search_squares_8x4_u11
 program "nlmeans_gpu p=5:step=1" gray "nlmeans_gpu=sigma=20:p=5:step=1:search=tiled" 0 \
-    patch_search patch_search_edge patch_search_rows_5x1_u7 patch_search_rows_5x1_u7_keys
+    patch_search patch_search_edge patch_search_rows_5x1_u7_keys
+program "nlmeans_gpu p=5:step=1, 4 frames" gray \
+    "nlmeans_gpu=sigma=20:p=5:step=1:past=2:future=1:search=tiled" 0 \
+    patch_search patch_search_edge patch_search_rows_5x1_u7_keys
+program "nlmeans_gpu p=5:step=1, 5 frames" gray \
+    "nlmeans_gpu=sigma=20:p=5:step=1:past=2:future=2:search=tiled" 0 \
+    patch_search patch_search_edge patch_search_rows_5x1_u7
 program "nlmeans_gpu RGB joint" gbrp "nlmeans_gpu=sigma=20:color=joint:search=tiled" 0 \
     patch_search patch_search_edge patch_search_tiled_8x4
 program "nlmeans_gpu sigma=auto" gray "nlmeans_gpu=sigma=auto:search=direct" 1 patch_search
 program "bm3d_gpu fast" gray "bm3d_gpu=sigma=20:search=tiled" 0 \
     patch_search patch_search_edge \
-    patch_search_squares_8x4_u11 patch_search_squares_8x4_u11_keys \
-    patch_search_squares_8x4_u9 patch_search_squares_8x4_u9_keys
+    patch_search_squares_8x4_u11_keys patch_search_squares_8x4_u9_keys
 program "bm3d_gpu fast, 16-bit" gray16le "bm3d_gpu=sigma=20:search=tiled" 0 \
     patch_search patch_search_edge patch_search_tiled_8x4
 program "bm3d_gpu ref" gray "bm3d_gpu=sigma=20:preset=ref:search=tiled" 0 \
