@@ -540,31 +540,31 @@ static int bm3d_acc_position(uint p, uint plane_size, int ring, int ref_slot,
  * branch. 'corner' holds each patch's accumulator index (a local int per
  * patch), computed once instead of by every work-item.
  */
-static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
-                              __global const DENOISE_RING_T *basic,
-                              int width,
-                              int nx,
-                              __global const uint *positions,
-                              __global const float *distances,
-                              int group,
-                              float tau,
-                              float sigma,
-                              float threshold,
-                              const int wiener,
-                              __constant float *kaiser,
-                              __global long *num,
-                              __global long *weights,
-                              uint plane_size,
-                              int ring,
-                              int ref_slot,
-                              int nb_aggregated,
-                              int acc_ref,
-                              int acc_ring,
-                              uint stride,
-                              int channel,
-                              __local float *stack,
-                              __local float *partial,
-                              __local int *corner)
+static DENOISE_INLINE void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
+                                             __global const DENOISE_RING_T *basic,
+                                             int width,
+                                             int nx,
+                                             __global const uint *positions,
+                                             __global const float *distances,
+                                             int group,
+                                             float tau,
+                                             float sigma,
+                                             float threshold,
+                                             const int wiener,
+                                             __constant float *kaiser,
+                                             __global long *num,
+                                             __global long *weights,
+                                             uint plane_size,
+                                             int ring,
+                                             int ref_slot,
+                                             int nb_aggregated,
+                                             int acc_ref,
+                                             int acc_ring,
+                                             uint stride,
+                                             int channel,
+                                             __local float *stack,
+                                             __local float *partial,
+                                             __local int *corner)
 {
     int lid = get_local_id(0);
     int r   = get_group_id(1) * nx + get_group_id(0);
@@ -598,7 +598,7 @@ static void bm3d_filter_group(__global const DENOISE_RING_T *noisy,
 #pragma unroll
     for (int z = 0; z < NB; z++) {
         if (z >= n)
-            break;
+            continue;
         if (wiener) {
             float b2 = oracle[z] * oracle[z];
             float w  = sigma > 0.0f ? b2 / (b2 + sigma * sigma) : 1.0f;

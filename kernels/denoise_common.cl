@@ -30,6 +30,14 @@
  * golden model compute the same values. */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* For a function that several kernels call with constants that its loops
+ * are unrolled by (their specialisations): inlined into each, so that the
+ * constants reach the loops on every compiler. PoCL's (LLVM) keeps such a
+ * large function out of line otherwise, its unroll pragmas then fail, and
+ * each program build printed "N warnings generated." (vbm3d_gpu: 18);
+ * NVIDIA's compiler inlines every function anyway. */
+#define DENOISE_INLINE __attribute__((always_inline))
+
 /* The type of the samples of the rings of frames that a filter keeps and
  * its kernels read: float, or uchar where the filter keeps 8-bit frames as
  * the bytes that their float planes would hold (vbm3d_gpu, its define). */

@@ -111,12 +111,14 @@ static float vbm3d_distance(const float *ref,
  * vbm3d_distance in the same order (without its early stop, which does not
  * change which candidates enter).
  */
-static void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
-                              uint stride, const int basic,
-                              const float *ref, int width,
-                              int height, int slot, int cx, int cy, int radius,
-                              const int rmax, uint exclude, int dedupe,
-                              float *dist, uint *pos)
+static DENOISE_INLINE void vbm3d_scan_window(__global const DENOISE_RING_T *frames,
+                                             uint stride, const int basic,
+                                             const float *ref, int width,
+                                             int height, int slot, int cx,
+                                             int cy, int radius,
+                                             const int rmax, uint exclude,
+                                             int dedupe, float *dist,
+                                             uint *pos)
 {
     uint plane_size = (uint)width * height;
     __global const DENOISE_RING_T *plane = frames + slot * plane_size;

@@ -24,8 +24,8 @@
  *                          -cl-nv-verbose: NVIDIA's register and spill
  *                          report in the build log);
  *   CLTRACE_PROGRAMS=P     writes each program's build log, binary (PTX
- *                          on NVIDIA) and kernel names to P.N.log, P.N.bin
- *                          and P.N.kernels.
+ *                          on NVIDIA), kernel names and source to P.N.log,
+ *                          P.N.bin, P.N.kernels and P.N.cl.
  *
  *   cc -O2 -shared -fPIC -o cltrace.so cltrace.c -ldl -lpthread
  *   LD_PRELOAD=./cltrace.so ffmpeg ...
@@ -264,8 +264,8 @@ cl_int clFinish(cl_command_queue q)
     return ret;
 }
 
-/* The build log, binary and kernel names (one a line) of program p, the
- * n-th built, to P.n.log, P.n.bin and P.n.kernels. */
+/* The build log, binary, kernel names (one a line) and source of program
+ * p, the n-th built, to P.n.log, P.n.bin, P.n.kernels and P.n.cl. */
 static void save_program(cl_program p, cl_device_id dev, const char *prefix, int n)
 {
     char path[4096], *log = NULL;
@@ -302,6 +302,16 @@ static void save_program(cl_program p, cl_device_id dev, const char *prefix, int
             for (char *c = log; *c; c++)
                 fputc(*c == ';' ? '\n' : *c, f);
             fputc('\n', f);
+            fclose(f);
+        }
+    }
+    free(log);
+    if (clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, NULL, &size) == CL_SUCCESS && size > 1 &&
+        (log = malloc(size)) &&
+        clGetProgramInfo(p, CL_PROGRAM_SOURCE, size, log, NULL) == CL_SUCCESS) {
+        snprintf(path, sizeof(path), "%s.%d.cl", prefix, n);
+        if ((f = fopen(path, "w"))) {
+            fwrite(log, 1, strnlen(log, size), f);
             fclose(f);
         }
     }
