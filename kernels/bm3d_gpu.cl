@@ -595,10 +595,14 @@ static DENOISE_INLINE void bm3d_filter_group(__global const DENOISE_RING_T *nois
                                NULL);
     bm3d_group_forward(x, n);
 
+    /* PoCL's compiler (LLVM 15) does not unroll this loop for its early
+     * exit, and says so in a warning at the program's first build; without
+     * the exit (skipping instead) NVIDIA's code took 2.5 % longer for `ref`
+     * on an H200 (doc/benchmarks.md, "Kernels always inlined") */
 #pragma unroll
     for (int z = 0; z < NB; z++) {
         if (z >= n)
-            continue;
+            break;
         if (wiener) {
             float b2 = oracle[z] * oracle[z];
             float w  = sigma > 0.0f ? b2 / (b2 + sigma * sigma) : 1.0f;
