@@ -33,10 +33,11 @@
 /* For a function that several kernels call with constants that its loops
  * are unrolled by (their specialisations): inlined into each, so that the
  * constants reach the loops on every compiler. PoCL's (LLVM) keeps such a
- * large function out of line otherwise: its loops then run unrolled by
- * nothing (vbm3d_gpu 1.6 times slower there) and its unroll pragmas fail
- * with a warning at each program's first build (vbm3d_gpu: 18). NVIDIA's
- * compiler inlines every function anyway. */
+ * large function out of line otherwise: its loops then run not unrolled
+ * (vbm3d_gpu 1.3 to 1.5 times slower there, for a first build up to 2 s
+ * shorter) and its unroll pragmas fail with a warning at each program's
+ * first build (vbm3d_gpu: 18). NVIDIA's compiler inlines every function
+ * anyway: the same PTX. */
 #define DENOISE_INLINE __attribute__((always_inline))
 
 /* The type of the samples of the rings of frames that a filter keeps and
