@@ -47,12 +47,15 @@ kernels() {
 # unrolled"): the per-patch searches and nlmeans_gpu's kernels on several
 # channels, counted at run time, have some; bm3d_gpu's and vbm3d_gpu's
 # programs (with bm3d_filter_ht), whose specialised functions are inlined
-# (DENOISE_INLINE), one only: bm3d_filter_group's shrinkage loop, whose
-# early exit stays (bm3d_gpu.cl says why). Any other warning is one.
+# (DENOISE_INLINE), one place only: bm3d_filter_group's shrinkage loop,
+# whose early exit stays (bm3d_gpu.cl says why). Any other warning is one.
 build_warnings() {
     local notes=any
     echo "$1" | grep -qx bm3d_filter_ht && notes=1
+    # each place once: PoCL appends the logs of a program that two
+    # processes built at once, each naming its own temporary file
     cat "$TMP"/prog.*.log 2>/dev/null | grep 'warning:' |
+        sed -E 's#[^ <=]*tempfile_[A-Za-z0-9]+\.cl#program.cl#g' | sort -u |
         awk -v notes=$notes '/loop not unrolled/ && (notes == "any" || n++ < notes) { next }
                              { print }'
 }
