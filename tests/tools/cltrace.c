@@ -264,58 +264,73 @@ cl_int clFinish(cl_command_queue q)
     return ret;
 }
 
+/* P.n.<ext> opened for writing, or NULL. */
+static FILE *open_output(const char *prefix, int n, const char *ext)
+{
+    char path[4096];
+
+    snprintf(path, sizeof(path), "%s.%d.%s", prefix, n, ext);
+    return fopen(path, "wb");
+}
+
+/* A string property of program p (kernel names, source), to free, or NULL
+ * where it is empty or cannot be read. */
+static char *program_string(cl_program p, cl_program_info param)
+{
+    size_t size = 0;
+    char *str;
+
+    if (clGetProgramInfo(p, param, 0, NULL, &size) != CL_SUCCESS || size <= 1 ||
+        !(str = malloc(size)))
+        return NULL;
+    if (clGetProgramInfo(p, param, size, str, NULL) != CL_SUCCESS) {
+        free(str);
+        return NULL;
+    }
+    str[size - 1] = 0;
+    return str;
+}
+
 /* The build log, binary, kernel names (one a line) and source of program
  * p, the n-th built, to P.n.log, P.n.bin, P.n.kernels and P.n.cl. */
 static void save_program(cl_program p, cl_device_id dev, const char *prefix, int n)
 {
-    char path[4096], *log = NULL;
+    char *str = NULL;
     unsigned char *bin = NULL;
     size_t size = 0;
     FILE *f;
 
     if (clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) == CL_SUCCESS &&
-        (log = malloc(size + 1)) &&
-        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) == CL_SUCCESS) {
-        snprintf(path, sizeof(path), "%s.%d.log", prefix, n);
-        if ((f = fopen(path, "w"))) {
-            fwrite(log, 1, strnlen(log, size), f);
-            fclose(f);
-        }
+        (str = malloc(size + 1)) &&
+        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, size, str, NULL) == CL_SUCCESS &&
+        (f = open_output(prefix, n, "log"))) {
+        fwrite(str, 1, strnlen(str, size), f);
+        fclose(f);
     }
-    free(log);
+    free(str);
     /* one device per program in the filters */
     if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL) == CL_SUCCESS &&
         size && (bin = malloc(size)) &&
-        clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL) == CL_SUCCESS) {
-        snprintf(path, sizeof(path), "%s.%d.bin", prefix, n);
-        if ((f = fopen(path, "wb"))) {
-            fwrite(bin, 1, size, f);
-            fclose(f);
-        }
+        clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL) == CL_SUCCESS &&
+        (f = open_output(prefix, n, "bin"))) {
+        fwrite(bin, 1, size, f);
+        fclose(f);
     }
     free(bin);
-    if (clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size) == CL_SUCCESS &&
-        (log = malloc(size + 1)) &&
-        clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, size, log, NULL) == CL_SUCCESS) {
-        snprintf(path, sizeof(path), "%s.%d.kernels", prefix, n);
-        if ((f = fopen(path, "w"))) {
-            for (char *c = log; *c; c++)
-                fputc(*c == ';' ? '\n' : *c, f);
-            fputc('\n', f);
-            fclose(f);
-        }
+    if ((str = program_string(p, CL_PROGRAM_KERNEL_NAMES)) &&
+        (f = open_output(prefix, n, "kernels"))) {
+        for (char *c = str; *c; c++)
+            fputc(*c == ';' ? '\n' : *c, f);
+        fputc('\n', f);
+        fclose(f);
     }
-    free(log);
-    if (clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, NULL, &size) == CL_SUCCESS && size > 1 &&
-        (log = malloc(size)) &&
-        clGetProgramInfo(p, CL_PROGRAM_SOURCE, size, log, NULL) == CL_SUCCESS) {
-        snprintf(path, sizeof(path), "%s.%d.cl", prefix, n);
-        if ((f = fopen(path, "w"))) {
-            fwrite(log, 1, strnlen(log, size), f);
-            fclose(f);
-        }
+    free(str);
+    if ((str = program_string(p, CL_PROGRAM_SOURCE)) &&
+        (f = open_output(prefix, n, "cl"))) {
+        fputs(str, f);
+        fclose(f);
     }
-    free(log);
+    free(str);
 }
 
 cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devices,
