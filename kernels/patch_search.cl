@@ -512,201 +512,283 @@ void patch_search_edge(__global const float *frames,
 #endif
 
 /*
- * TILE x TILE reference patches of the regular grid (x = gx * step) per
- * work-group. For UNROLL offsets of the search window at a time, the
- * work-group computes the squared differences of its whole region once, as
- * sums of 'block' samples shared by every patch that contains them (with
- * 8x8 patches and step 4, each 4x4 block serves four patches); then each
- * work-item adds up the blocks of its patch, row by row.
+ * The work-group searches: TILE x TILE reference patches of the regular
+ * grid (x = gx * step) per work-group. For 'unroll' offsets of the search
+ * window at a time, (dx0 .. dx0 + unroll - 1, dy), the work-group first
+ * sums the squared differences of pieces of its region that several
+ * patches cover into local memory, once, spread over all its work-items;
+ * then each work-item adds up the pieces of its patch, row by row. A
+ * patch's pieces lie in 'sums' as a rectangle of sums_down rows of
+ * sums_across pieces, sums_w apart. Local memory, in floats: ref_tile
+ * rw * rh (channel 0 of the reference's region, with rw = (TILE - 1) *
+ * step + patch and rh likewise), then the pieces. Three kinds of pieces:
  *
- * Local memory, in floats: ref_tile rw * rh, then block_sums
- * UNROLL * (rw / block) * rh, with rw = (TILE - 1) * step + patch and rh
- * likewise. ref_tile holds channel 0 only, so that the local memory does
- * not grow with the channels; the reference samples of further channels
- * are read from global memory.
+ * - SEARCH_PIECES_BLOCKS: pieces of 'block' samples of each row, shared by
+ *   every patch that contains them (with 8x8 patches and step 4, each piece
+ *   serves up to four patches), for any samples and 1 to 3 channels, the
+ *   reference samples of channels past the first read from global memory
+ *   so that the local memory does not grow with the channels.
+ *   SEARCH_UNROLL offsets a pass; pieces SEARCH_UNROLL * (rw / block) *
+ *   rh.
+ * - SEARCH_PIECES_SQUARES: square blocks of 'block' x 'block' samples, each
+ *   shared by every patch that contains it (a patch of 8 on a step of 4
+ *   adds 4 blocks, not 16 row pieces), for planes of integer samples in the
+ *   8-bit scale and one channel of weight 1 (8-bit frames, no colour
+ *   transform): every squared difference is then an integer below 2^16 and
+ *   every patch distance an integer below 2^24 (patches of at most 16x16),
+ *   so floats sum them exactly in any order and the distances are those of
+ *   the blocks' row order. At most SQUARES_UNROLL offsets a pass (fewer
+ *   passes over the window's width save more than fewer offsets: for the
+ *   default window of 21, 2 passes of 11 offsets are faster than 3 of 7 or
+ *   of 8); each work-item keeps the candidate samples of a row in registers
+ *   across the offsets. Pieces unroll * (rw / block) * (rh / block), within
+ *   the blocks' buffer where unroll <= SEARCH_UNROLL * block (8 with blocks
+ *   of 2, 11 with blocks of 4).
+ * - SEARCH_PIECES_ROWS: whole rows of patches of at most ROWS_MAX_PATCH
+ *   samples of one channel, the row distance of every row of the region at
+ *   each of its TILE reference columns, since a row serves every patch of
+ *   that column that covers it (8 / step of them). A row distance is
+ *   summed exactly as the blocks sum it (its 'block'-sample sums in order,
+ *   each times the channel's weight), so the distances are the same bits,
+ *   on any samples. It also fits steps prime to the patch size (bm3d_gpu's
+ *   `ref`: step 3), whose one-sample blocks take the blocks more local
+ *   memory than GPUs have. At most SEARCH_ROWS_UNROLL offsets a pass;
+ *   pieces SEARCH_ROWS_UNROLL * rh * TILE.
  */
-static DENOISE_INLINE void search_tiled(__global const float *frames,
-                                        int channels,
-                                        uint channel_stride,
-                                        float4 channel_weights,
-                                        int width,
-                                        int height,
-                                        int first_slot,
-                                        int nb_frames,
-                                        int ring,
-                                        int ref_slot,
-                                        int patch,
-                                        int step,
-                                        int block,
-                                        int radius,
-                                        int nx,
-                                        int ny,
-                                        int regular_nx,
-                                        int regular_ny,
-                                        int gy_first,
-                                        int ref_first,
-                                        __global uint *positions,
-                                        __global float *distances,
-                                        __local float *ref_tile,
-                                        __local float *block_sums)
-{
-    int lx  = get_local_id(0);
-    int ly  = get_local_id(1);
-    int gx  = get_group_id(0) * TILE + lx;
-    int gy  = gy_first + get_group_id(1) * TILE + ly;
-    int x_base = get_group_id(0) * TILE * step;
-    int y_base = (gy_first + get_group_id(1) * TILE) * step;
-    int rw  = (TILE - 1) * step + patch;
-    int rh  = (TILE - 1) * step + patch;
-    int nbx = rw / block;
-    int blocks_per_step  = step / block;
-    int blocks_per_patch = patch / block;
-    int active = gx < regular_nx && gy < min(regular_ny, ny);
-    int x0 = gx * step, y0 = gy * step;
-    uint plane_size = (uint)width * height;
-    __global const float *ref_plane = frames + ref_slot * plane_size;
-    int first_bx  = (ly * TILE + lx) % nbx;
-    int first_ry  = (ly * TILE + lx) / nbx;
-    int stride_bx = (TILE * TILE) % nbx;
-    int stride_ry = (TILE * TILE) / nbx;
-    float dist[NB];
-    uint pos[NB];
+#define SEARCH_PIECES_BLOCKS  0
+#define SEARCH_PIECES_SQUARES 1
+#define SEARCH_PIECES_ROWS    2
 
-    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
-                         ref_tile);
-
-    search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
-
-    for (int i = 0; i < nb_frames; i++) {
-        int t = (first_slot + i) % ring;
-        __global const float *plane = frames + t * plane_size;
-
-        for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += UNROLL) {
-                /* block sums of the region for offsets dx0 .. dx0 + UNROLL - 1,
-                 * the work-group's items spread over all its work-items */
-                for (int bx = first_bx, ry = first_ry; ry < rh;) {
-                    int row_offset = clamp(y_base + ry + dy, 0, height - 1) * width;
-                    int ref_offset = min(y_base + ry, height - 1) * width;
-                    __local const float *ref_row = ref_tile + ry * rw;
-                    float total[UNROLL];
-
-                    /* channel 0 from the reference tile, the others (joint
-                     * colour) straight from global memory */
-#pragma unroll
-                    for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
-                        __global const float *row   = plane + c * channel_stride + row_offset;
-                        __global const float *ref_c = ref_plane + c * channel_stride + ref_offset;
-                        float weight = search_channel_weight(channel_weights, c);
-                        float sum[UNROLL];
-
-#pragma unroll
-                        for (int u = 0; u < UNROLL; u++)
-                            sum[u] = 0.0f;
-                        for (int i = 0; i < block; i++) {
-                            int rx  = bx * block + i;
-                            float r = c ? ref_c[min(x_base + rx, width - 1)] : ref_row[i * nbx + bx];
-                            int px  = x_base + rx + dx0;
-#pragma unroll
-                            for (int u = 0; u < UNROLL; u++) {
-                                float d = r - row[clamp(px + u, 0, width - 1)];
-                                sum[u] = fma(d, d, sum[u]);
-                            }
-                        }
-#pragma unroll
-                        for (int u = 0; u < UNROLL; u++)
-                            total[u] = c ? total[u] + weight * sum[u] : weight * sum[u];
-                    }
-#pragma unroll
-                    for (int u = 0; u < UNROLL; u++)
-                        block_sums[(u * rh + ry) * nbx + bx] = total[u];
-
-                    bx += stride_bx;
-                    ry += stride_ry;
-                    if (bx >= nbx) {
-                        bx -= nbx;
-                        ry++;
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-
-                /* each patch: its blocks along each row, then the rows */
-                for (int u = 0; u < UNROLL && active; u++) {
-                    int cx = x0 + dx0 + u, cy = y0 + dy;
-                    __local const float *b = block_sums + (u * rh + ly * step) * nbx +
-                                             lx * blocks_per_step;
-                    float ssd = 0.0f;
-
-                    if (dx0 + u > radius ||
-                        SEARCH_NOT_CANDIDATE(cx, cy, t))
-                        continue;
-                    for (int j = 0; j < patch; j++) {
-                        float row = 0.0f;
-                        for (int k = 0; k < blocks_per_patch; k++)
-                            row += b[j * nbx + k];
-                        ssd += row;
-                    }
-                    if (ssd < dist[NB - 1])
-                        search_insert(dist, pos, ssd, t * plane_size + cy * width + cx);
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-        }
-    }
-
-    if (active)
-        search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
-}
-
-/*
- * patch_search_tiled for planes of integer samples in the 8-bit scale and
- * one channel of weight 1 (8-bit frames, no colour transform): every
- * squared difference is then an integer below 2^16 and every patch
- * distance an integer below 2^24 (patches of at most 16x16), so floats sum
- * them exactly in any order and the distances are those of the row order
- * above. The work-group sums the squared differences of its region over
- * square blocks of 'block' x 'block' samples, each shared by every patch
- * that contains it (a patch of 8 on a step of 4 adds 4 blocks, not 16 row
- * pieces), for 'unroll' offsets at a time (at most SQUARES_UNROLL; fewer
- * passes over the window's width save more than fewer offsets: for the
- * default window of 21, 2 passes of 11 offsets are faster than 3 of 7 or of
- * 8); each work-item keeps the candidate samples of a row in registers
- * across the offsets.
- *
- * Local memory as patch_search_tiled's: ref_tile rw * rh floats, then
- * block_sums unroll * (rw / block) * (rh / block) floats, within the
- * SEARCH_UNROLL * (rw / block) * rh of patch_search_tiled's buffer where
- * unroll <= SEARCH_UNROLL * block (8 with blocks of 2, 11 with blocks of 4).
- */
 #define SQUARES_UNROLL    11
 #define SQUARES_MAX_BLOCK 8
+#define ROWS_MAX_PATCH    8
+#define ROWS_UNROLL       SEARCH_ROWS_UNROLL
 
-static DENOISE_INLINE void search_squares(__global const float *frames,
-                                          int channels,
-                                          uint channel_stride,
-                                          float4 channel_weights,
-                                          int width,
-                                          int height,
-                                          int first_slot,
-                                          int nb_frames,
-                                          int ring,
-                                          int ref_slot,
-                                          int patch,
-                                          int step,
-                                          int block,
-                                          int radius,
-                                          int nx,
-                                          int ny,
-                                          int regular_nx,
-                                          int regular_ny,
-                                          int gy_first,
-                                          int ref_first,
-                                          __global uint *positions,
-                                          __global float *distances,
-                                          __local float *ref_tile,
-                                          __local float *block_sums,
-                                          const int unroll,
-                                          const int keys)
+/* The blocks' first stage: sums[(u * rh + ry) * nbx + bx] for the
+ * region's rh rows of nbx blocks, the work-items taking them in turn. */
+static DENOISE_INLINE void search_sum_blocks(__global const float *plane,
+                                             __global const float *ref_plane,
+                                             int channels,
+                                             uint channel_stride,
+                                             float4 channel_weights,
+                                             int width,
+                                             int height,
+                                             int x_base,
+                                             int y_base,
+                                             int dx0,
+                                             int dy,
+                                             int rw,
+                                             int rh,
+                                             int nbx,
+                                             int block,
+                                             __local const float *ref_tile,
+                                             __local float *sums)
+{
+    int lid = get_local_id(1) * TILE + get_local_id(0);
+    int stride_bx = (TILE * TILE) % nbx;
+    int stride_ry = (TILE * TILE) / nbx;
+
+    for (int bx = lid % nbx, ry = lid / nbx; ry < rh;) {
+        int row_offset = clamp(y_base + ry + dy, 0, height - 1) * width;
+        int ref_offset = min(y_base + ry, height - 1) * width;
+        __local const float *ref_row = ref_tile + ry * rw;
+        float total[UNROLL];
+
+        /* channel 0 from the reference tile, the others (joint colour)
+         * straight from global memory */
+#pragma unroll
+        for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
+            __global const float *row   = plane + c * channel_stride + row_offset;
+            __global const float *ref_c = ref_plane + c * channel_stride + ref_offset;
+            float weight = search_channel_weight(channel_weights, c);
+            float sum[UNROLL];
+
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                sum[u] = 0.0f;
+            for (int i = 0; i < block; i++) {
+                int rx  = bx * block + i;
+                float r = c ? ref_c[min(x_base + rx, width - 1)] : ref_row[i * nbx + bx];
+                int px  = x_base + rx + dx0;
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    float d = r - row[clamp(px + u, 0, width - 1)];
+                    sum[u] = fma(d, d, sum[u]);
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < UNROLL; u++)
+                total[u] = c ? total[u] + weight * sum[u] : weight * sum[u];
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; u++)
+            sums[(u * rh + ry) * nbx + bx] = total[u];
+
+        bx += stride_bx;
+        ry += stride_ry;
+        if (bx >= nbx) {
+            bx -= nbx;
+            ry++;
+        }
+    }
+}
+
+/* The squares' first stage: sums[(u * nby + by) * nbx + bx] for the
+ * region's nbx x nby blocks, the work-items taking them in turn. */
+static DENOISE_INLINE void search_sum_squares(__global const float *plane,
+                                              int width,
+                                              int height,
+                                              int x_base,
+                                              int y_base,
+                                              int dx0,
+                                              int dy,
+                                              int rw,
+                                              int nbx,
+                                              int nby,
+                                              int block,
+                                              __local const float *ref_tile,
+                                              __local float *sums,
+                                              const int unroll)
+{
+    int lid = get_local_id(1) * TILE + get_local_id(0);
+    int stride_bx = (TILE * TILE) % nbx;
+    int stride_by = (TILE * TILE) / nbx;
+
+    for (int bx = lid % nbx, by = lid / nbx; by < nby;) {
+        float sum[SQUARES_UNROLL];
+        int px0 = x_base + bx * block + dx0;
+
+#pragma unroll
+        for (int u = 0; u < unroll; u++)
+            sum[u] = 0.0f;
+        for (int j = 0; j < block; j++) {
+            int ry = by * block + j;
+            __global const float *row =
+                plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+            __local const float *ref_row = ref_tile + ry * rw + bx;
+            float cand[SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1];
+
+#pragma unroll
+            for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
+                if (k < block + unroll - 1)
+                    cand[k] = row[clamp(px0 + k, 0, width - 1)];
+#pragma unroll
+            for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
+                if (k < block) {
+                    float r = ref_row[k * nbx];
+#pragma unroll
+                    for (int u = 0; u < unroll; u++) {
+                        float d = r - cand[k + u];
+                        sum[u] = fma(d, d, sum[u]);
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < unroll; u++)
+            sums[(u * nby + by) * nbx + bx] = sum[u];
+
+        bx += stride_bx;
+        by += stride_by;
+        if (bx >= nbx) {
+            bx -= nbx;
+            by++;
+        }
+    }
+}
+
+/* The rows' first stage: sums[(u * rh + ry) * TILE + tx] for the row ry of
+ * the region in the patch of reference column tx. */
+static DENOISE_INLINE void search_sum_rows(__global const float *plane,
+                                           int width,
+                                           int height,
+                                           int x_base,
+                                           int y_base,
+                                           int dx0,
+                                           int dy,
+                                           int rw,
+                                           int rh,
+                                           int nbx,
+                                           int patch,
+                                           int step,
+                                           int block,
+                                           float weight,
+                                           __local const float *ref_tile,
+                                           __local float *sums,
+                                           const int unroll)
+{
+    int lid = get_local_id(1) * TILE + get_local_id(0);
+
+    for (int item = lid; item < TILE * rh; item += TILE * TILE) {
+        int tx = item % TILE, ry = item / TILE;
+        __global const float *row =
+            plane + clamp(y_base + ry + dy, 0, height - 1) * width;
+        __local const float *ref_row = ref_tile + ry * rw;
+        int rx0 = tx * step;
+        int px0 = x_base + rx0 + dx0;
+        float cand[ROWS_MAX_PATCH + ROWS_UNROLL - 1];
+        float sum[ROWS_UNROLL], h[ROWS_UNROLL];
+
+#pragma unroll
+        for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
+            if (k < patch + unroll - 1)
+                cand[k] = row[clamp(px0 + k, 0, width - 1)];
+#pragma unroll
+        for (int u = 0; u < unroll; u++)
+            sum[u] = h[u] = 0.0f;
+#pragma unroll
+        for (int k = 0; k < ROWS_MAX_PATCH; k++) {
+            if (k < patch) {
+                int rx  = rx0 + k;
+                float r = ref_row[(rx % block) * nbx + rx / block];
+#pragma unroll
+                for (int u = 0; u < unroll; u++) {
+                    float d = r - cand[k + u];
+                    sum[u] = fma(d, d, sum[u]);
+                }
+                /* the end of a block: its sum into the row */
+                if ((k + 1) % block == 0) {
+#pragma unroll
+                    for (int u = 0; u < unroll; u++) {
+                        h[u] += weight * sum[u];
+                        sum[u] = 0.0f;
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < unroll; u++)
+            sums[(u * rh + ry) * TILE + tx] = h[u];
+    }
+}
+
+static DENOISE_INLINE void search_shared(__global const float *frames,
+                                         int channels,
+                                         uint channel_stride,
+                                         float4 channel_weights,
+                                         int width,
+                                         int height,
+                                         int first_slot,
+                                         int nb_frames,
+                                         int ring,
+                                         int ref_slot,
+                                         int patch,
+                                         int step,
+                                         int block,
+                                         int radius,
+                                         int nx,
+                                         int ny,
+                                         int regular_nx,
+                                         int regular_ny,
+                                         int gy_first,
+                                         int ref_first,
+                                         __global uint *positions,
+                                         __global float *distances,
+                                         __local float *ref_tile,
+                                         __local float *sums,
+                                         const int unroll,
+                                         const int keys,
+                                         const int pieces)
 {
     int lx  = get_local_id(0);
     int ly  = get_local_id(1);
@@ -720,162 +802,14 @@ static DENOISE_INLINE void search_squares(__global const float *frames,
     int nby = rh / block;
     int blocks_per_step  = step / block;
     int blocks_per_patch = patch / block;
-    int active = gx < regular_nx && gy < min(regular_ny, ny);
-    int x0 = gx * step, y0 = gy * step;
-    uint plane_size = (uint)width * height;
-    __global const float *ref_plane = frames + ref_slot * plane_size;
-    int first_bx  = (ly * TILE + lx) % nbx;
-    int first_by  = (ly * TILE + lx) / nbx;
-    int stride_bx = (TILE * TILE) % nbx;
-    int stride_by = (TILE * TILE) / nbx;
-    int side = 2 * radius + 1, shift = search_key_shift(patch);
-    float dist[NB];
-    uint pos[NB];   /* with keys: the keys */
-
-    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
-                         ref_tile);
-
-    if (keys)
-        search_keys_init(pos, ref_first);
-    else
-        search_init(dist, pos, ref_slot * plane_size + y0 * width + x0, ref_first);
-
-    for (int i = 0; i < nb_frames; i++) {
-        int t = (first_slot + i) % ring;
-        __global const float *plane = frames + t * plane_size;
-
-        for (int dy = -radius; dy <= radius; dy++) {
-            for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
-                for (int bx = first_bx, by = first_by; by < nby;) {
-                    float sum[SQUARES_UNROLL];
-                    int px0 = x_base + bx * block + dx0;
-
-#pragma unroll
-                    for (int u = 0; u < unroll; u++)
-                        sum[u] = 0.0f;
-                    for (int j = 0; j < block; j++) {
-                        int ry = by * block + j;
-                        __global const float *row =
-                            plane + clamp(y_base + ry + dy, 0, height - 1) * width;
-                        __local const float *ref_row = ref_tile + ry * rw + bx;
-                        float cand[SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1];
-
-#pragma unroll
-                        for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
-                            if (k < block + unroll - 1)
-                                cand[k] = row[clamp(px0 + k, 0, width - 1)];
-#pragma unroll
-                        for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
-                            if (k < block) {
-                                float r = ref_row[k * nbx];
-#pragma unroll
-                                for (int u = 0; u < unroll; u++) {
-                                    float d = r - cand[k + u];
-                                    sum[u] = fma(d, d, sum[u]);
-                                }
-                            }
-                        }
-                    }
-#pragma unroll
-                    for (int u = 0; u < unroll; u++)
-                        block_sums[(u * nby + by) * nbx + bx] = sum[u];
-
-                    bx += stride_bx;
-                    by += stride_by;
-                    if (bx >= nbx) {
-                        bx -= nbx;
-                        by++;
-                    }
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-
-                /* each patch: the square blocks it covers */
-                for (int u = 0; u < unroll && active; u++) {
-                    int cx = x0 + dx0 + u, cy = y0 + dy;
-                    __local const float *b = block_sums +
-                        (u * nby + ly * blocks_per_step) * nbx + lx * blocks_per_step;
-                    float ssd = 0.0f;
-
-                    if (dx0 + u > radius ||
-                        SEARCH_NOT_CANDIDATE(cx, cy, t))
-                        continue;
-                    for (int j = 0; j < blocks_per_patch; j++)
-                        for (int k = 0; k < blocks_per_patch; k++)
-                            ssd += b[j * nbx + k];
-                    search_offer(dist, pos, keys, shift, ssd,
-                                 (i * side + dy + radius) * side + dx0 + u + radius,
-                                 t * plane_size + cy * width + cx);
-                }
-                barrier(CLK_LOCAL_MEM_FENCE);
-            }
-        }
-    }
-
-    if (active && keys)
-        search_keys_store(pos, shift, width, plane_size, first_slot, ring, ref_slot,
-                          radius, x0, y0, (gy - gy_first) * nx + gx, positions,
-                          distances);
-    else if (active)
-        search_store(dist, pos, (gy - gy_first) * nx + gx, positions, distances);
-}
-
-/*
- * patch_search_tiled for one channel and patches of at most
- * ROWS_MAX_PATCH samples, sharing whole rows of patches instead of blocks:
- * for 'unroll' offsets at a time (a constant of the entry point, at most
- * SEARCH_ROWS_UNROLL), the work-group computes the row
- * distance of every row of its region at each of its TILE reference
- * columns, once, since a row serves every patch of that column that covers
- * it (8 / step of them); then each work-item adds up the 8 rows of its
- * patch. A row distance is summed exactly as patch_search_tiled sums it
- * (its 'block'-sample sums in order, each times the channel's weight), so
- * the distances are the same bits, on any samples. It also fits steps
- * prime to the patch size (bm3d_gpu's `ref`: step 3), whose one-sample
- * blocks take patch_search_tiled more local memory than GPUs have.
- *
- * Local memory, in floats: ref_tile rw * rh as patch_search_tiled's, then
- * row_sums SEARCH_ROWS_UNROLL * rh * TILE.
- */
-#define ROWS_MAX_PATCH 8
-#define ROWS_UNROLL    SEARCH_ROWS_UNROLL
-
-static DENOISE_INLINE void search_rows(__global const float *frames,
-                                       int channels,
-                                       uint channel_stride,
-                                       float4 channel_weights,
-                                       int width,
-                                       int height,
-                                       int first_slot,
-                                       int nb_frames,
-                                       int ring,
-                                       int ref_slot,
-                                       int patch,
-                                       int step,
-                                       int block,
-                                       int radius,
-                                       int nx,
-                                       int ny,
-                                       int regular_nx,
-                                       int regular_ny,
-                                       int gy_first,
-                                       int ref_first,
-                                       __global uint *positions,
-                                       __global float *distances,
-                                       __local float *ref_tile,
-                                       __local float *row_sums,
-                                       const int unroll,
-                                       const int keys)
-{
-    int lx  = get_local_id(0);
-    int ly  = get_local_id(1);
-    int lid = ly * TILE + lx;
-    int gx  = get_group_id(0) * TILE + lx;
-    int gy  = gy_first + get_group_id(1) * TILE + ly;
-    int x_base = get_group_id(0) * TILE * step;
-    int y_base = (gy_first + get_group_id(1) * TILE) * step;
-    int rw  = (TILE - 1) * step + patch;
-    int rh  = (TILE - 1) * step + patch;
-    int nbx = rw / block;
+    int squares = pieces == SEARCH_PIECES_SQUARES;
+    int rows    = pieces == SEARCH_PIECES_ROWS;
+    int sums_w      = rows ? TILE : nbx;
+    int sums_h      = squares ? nby : rh;
+    int sums_x      = rows ? lx : lx * blocks_per_step;
+    int sums_y      = squares ? ly * blocks_per_step : ly * step;
+    int sums_across = rows ? 1 : blocks_per_patch;
+    int sums_down   = squares ? blocks_per_patch : patch;
     int active = gx < regular_nx && gy < min(regular_ny, ny);
     int x0 = gx * step, y0 = gy * step;
     uint plane_size = (uint)width * height;
@@ -899,62 +833,41 @@ static DENOISE_INLINE void search_rows(__global const float *frames,
 
         for (int dy = -radius; dy <= radius; dy++) {
             for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
-                /* row (tx, ry): the row ry of the region in the patch of
-                 * reference column tx, for 'unroll' offsets */
-                for (int item = lid; item < TILE * rh; item += TILE * TILE) {
-                    int tx = item % TILE, ry = item / TILE;
-                    __global const float *row =
-                        plane + clamp(y_base + ry + dy, 0, height - 1) * width;
-                    __local const float *ref_row = ref_tile + ry * rw;
-                    int rx0 = tx * step;
-                    int px0 = x_base + rx0 + dx0;
-                    float cand[ROWS_MAX_PATCH + ROWS_UNROLL - 1];
-                    float sum[ROWS_UNROLL], h[ROWS_UNROLL];
-
-#pragma unroll
-                    for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
-                        if (k < patch + unroll - 1)
-                            cand[k] = row[clamp(px0 + k, 0, width - 1)];
-#pragma unroll
-                    for (int u = 0; u < unroll; u++)
-                        sum[u] = h[u] = 0.0f;
-#pragma unroll
-                    for (int k = 0; k < ROWS_MAX_PATCH; k++) {
-                        if (k < patch) {
-                            int rx  = rx0 + k;
-                            float r = ref_row[(rx % block) * nbx + rx / block];
-#pragma unroll
-                            for (int u = 0; u < unroll; u++) {
-                                float d = r - cand[k + u];
-                                sum[u] = fma(d, d, sum[u]);
-                            }
-                            /* the end of a block: its sum into the row */
-                            if ((k + 1) % block == 0) {
-#pragma unroll
-                                for (int u = 0; u < unroll; u++) {
-                                    h[u] += weight * sum[u];
-                                    sum[u] = 0.0f;
-                                }
-                            }
-                        }
-                    }
-#pragma unroll
-                    for (int u = 0; u < unroll; u++)
-                        row_sums[(u * rh + ry) * TILE + tx] = h[u];
-                }
+                if (rows)
+                    search_sum_rows(plane, width, height, x_base, y_base, dx0, dy,
+                                    rw, rh, nbx, patch, step, block, weight,
+                                    ref_tile, sums, unroll);
+                else if (squares)
+                    search_sum_squares(plane, width, height, x_base, y_base, dx0,
+                                       dy, rw, nbx, nby, block, ref_tile, sums,
+                                       unroll);
+                else
+                    search_sum_blocks(plane, ref_plane, channels, channel_stride,
+                                      channel_weights, width, height, x_base,
+                                      y_base, dx0, dy, rw, rh, nbx, block,
+                                      ref_tile, sums);
                 barrier(CLK_LOCAL_MEM_FENCE);
 
-                /* each patch: its rows, top to bottom */
+                /* each patch: its pieces along each row, then the rows (in
+                 * the squares, exact in any order); a row starts from its
+                 * first piece, not from 0.0f + it, the same bits (no piece
+                 * is -0.0f) without an addition the compiler must keep */
                 for (int u = 0; u < unroll && active; u++) {
                     int cx = x0 + dx0 + u, cy = y0 + dy;
-                    __local const float *b = row_sums + (u * rh + ly * step) * TILE + lx;
+                    __local const float *b = sums + (u * sums_h + sums_y) * sums_w +
+                                             sums_x;
                     float ssd = 0.0f;
 
                     if (dx0 + u > radius ||
                         SEARCH_NOT_CANDIDATE(cx, cy, t))
                         continue;
-                    for (int j = 0; j < patch; j++)
-                        ssd += b[j * TILE];
+                    for (int j = 0; j < sums_down; j++) {
+                        float row = b[j * sums_w];
+
+                        for (int k = 1; k < sums_across; k++)
+                            row += b[j * sums_w + k];
+                        ssd += row;
+                    }
                     search_offer(dist, pos, keys, shift, ssd,
                                  (i * side + dy + radius) * side + dx0 + u + radius,
                                  t * plane_size + cy * width + cx);
@@ -973,8 +886,8 @@ static DENOISE_INLINE void search_rows(__global const float *frames,
 }
 
 /*
- * An entry point of a work-group search: the body (search_tiled,
- * search_squares with 7, 8 or 11 offsets a pass, or search_rows) with the
+ * An entry point of a work-group search: the body (search_shared, with
+ * its kind of pieces and offsets a pass) with the
  * arguments, or with the patch, step and block given as constants (the
  * specialised entry points). The compiler then unrolls every loop over a
  * patch's samples, blocks and rows, and reduces the reference tile's
@@ -1001,22 +914,23 @@ void name(__global const float *frames, int channels, uint channel_stride,  \
          positions, distances, ref_tile, sums);                              \
 }
 
-/* search_squares with 7, 8, 9 or 11 offsets a pass, the last two with keys
- * too; search_rows with SEARCH_ROWS_UNROLL or 7 offsets a pass, with or
- * without keys */
-#define SEARCH_SQUARES_7(...)  search_squares(__VA_ARGS__, 7, 0)
-#define SEARCH_SQUARES_8(...)  search_squares(__VA_ARGS__, 8, 0)
-#define SEARCH_SQUARES_9(...)  search_squares(__VA_ARGS__, 9, 0)
-#define SEARCH_SQUARES_9_KEYS(...)  search_squares(__VA_ARGS__, 9, 1)
-#define SEARCH_SQUARES_11(...) search_squares(__VA_ARGS__, 11, 0)
-#define SEARCH_SQUARES_11_KEYS(...) search_squares(__VA_ARGS__, 11, 1)
-#define SEARCH_ROWS(...)       search_rows(__VA_ARGS__, ROWS_UNROLL, 0)
-#define SEARCH_ROWS_KEYS(...)  search_rows(__VA_ARGS__, ROWS_UNROLL, 1)
-#define SEARCH_ROWS_7(...)     search_rows(__VA_ARGS__, 7, 0)
-#define SEARCH_ROWS_7_KEYS(...) search_rows(__VA_ARGS__, 7, 1)
+/* search_shared by blocks with SEARCH_UNROLL offsets a pass; by squares
+ * with 7, 8, 9 or 11, the last two with keys too; by rows with
+ * SEARCH_ROWS_UNROLL or 7, with or without keys */
+#define SEARCH_BLOCKS(...)     search_shared(__VA_ARGS__, UNROLL, 0, SEARCH_PIECES_BLOCKS)
+#define SEARCH_SQUARES_7(...)  search_shared(__VA_ARGS__, 7, 0, SEARCH_PIECES_SQUARES)
+#define SEARCH_SQUARES_8(...)  search_shared(__VA_ARGS__, 8, 0, SEARCH_PIECES_SQUARES)
+#define SEARCH_SQUARES_9(...)  search_shared(__VA_ARGS__, 9, 0, SEARCH_PIECES_SQUARES)
+#define SEARCH_SQUARES_9_KEYS(...)  search_shared(__VA_ARGS__, 9, 1, SEARCH_PIECES_SQUARES)
+#define SEARCH_SQUARES_11(...) search_shared(__VA_ARGS__, 11, 0, SEARCH_PIECES_SQUARES)
+#define SEARCH_SQUARES_11_KEYS(...) search_shared(__VA_ARGS__, 11, 1, SEARCH_PIECES_SQUARES)
+#define SEARCH_ROWS(...)       search_shared(__VA_ARGS__, ROWS_UNROLL, 0, SEARCH_PIECES_ROWS)
+#define SEARCH_ROWS_KEYS(...)  search_shared(__VA_ARGS__, ROWS_UNROLL, 1, SEARCH_PIECES_ROWS)
+#define SEARCH_ROWS_7(...)     search_shared(__VA_ARGS__, 7, 0, SEARCH_PIECES_ROWS)
+#define SEARCH_ROWS_7_KEYS(...) search_shared(__VA_ARGS__, 7, 1, SEARCH_PIECES_ROWS)
 
 #ifndef SKIP_patch_search_tiled
-SEARCH_WG_KERNEL(patch_search_tiled,   search_tiled,   patch, step, block)
+SEARCH_WG_KERNEL(patch_search_tiled,   SEARCH_BLOCKS,  patch, step, block)
 #endif
 #ifndef SKIP_patch_search_squares
 SEARCH_WG_KERNEL(patch_search_squares, SEARCH_SQUARES_8, patch, step, block)
@@ -1050,7 +964,7 @@ SEARCH_WG_KERNEL(patch_search_squares_8x4_u11, SEARCH_SQUARES_11, 8, 4, 4)
 SEARCH_WG_KERNEL(patch_search_squares_8x4_u11_keys, SEARCH_SQUARES_11_KEYS, 8, 4, 4)
 #endif
 #ifndef SKIP_patch_search_tiled_8x4
-SEARCH_WG_KERNEL(patch_search_tiled_8x4,   search_tiled,   8, 4, 4)
+SEARCH_WG_KERNEL(patch_search_tiled_8x4,   SEARCH_BLOCKS,  8, 4, 4)
 #endif
 /* 8x8 patches on a step of 3: bm3d_gpu's `ref` */
 #ifndef SKIP_patch_search_rows_8x3
