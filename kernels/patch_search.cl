@@ -22,8 +22,10 @@
 /*
  * Compile-time constants (prepended by the host):
  *   NB_NEIGHBORS   size of the table of most similar patches
- *   SEARCH_TILE    side of the square work-group of patch_search_tiled
- *   SEARCH_UNROLL  offsets of the search window per pass of that kernel
+ *   SEARCH_TILE    side of the square work-group of the work-group
+ *                  searches (patch_search_tiled, _squares, _rows)
+ *   SEARCH_UNROLL  offsets of the search window per pass of
+ *                  patch_search_tiled
  *   SEARCH_ROWS_UNROLL  the same for patch_search_rows (the most: the
  *                       5x5 entry points on a step of 1 also take 7)
  *   SEARCH_EDGE_LANES   work-items per patch of patch_search_edge
@@ -304,8 +306,8 @@ static void search_load_ref_tile(__global const float *ref_plane, int width,
 
 /*
  * One work-item per reference patch, reading patches from global memory.
- * Reference patches with gx < skip_nx and gy < skip_ny are left to
- * patch_search_tiled.
+ * Reference patches with gx < skip_nx and gy < skip_ny are left to a
+ * work-group search.
  */
 #ifndef SKIP_patch_search
 __kernel void patch_search(__global const float *frames,
