@@ -43,10 +43,10 @@ if [ $# -eq 0 ]; then
     # about 5 minutes on 2 cores, 2 of them the searches on 4 cases (on
     # all their cases the per-patch search takes 6 minutes there and
     # patch_search_rows more than 18)
-    set -- denoise_load_plane denoise_store_plane bm3d_normalise \
-        bm3d_filter_ht bm3d_filter_wiener nlmeans_weights nlmeans_aggregate \
-        vbm3d_search patch_search_edge noise_select noise_accumulate \
-        noise_vst noise_blocks denoise_opponent_forward \
+    set -- denoise_load_plane denoise_load_plane_u8 denoise_store_plane \
+        bm3d_normalise bm3d_filter_ht bm3d_filter_wiener nlmeans_weights \
+        nlmeans_aggregate vbm3d_search patch_search_edge noise_select \
+        noise_accumulate noise_vst noise_blocks denoise_opponent_forward \
         denoise_opponent_inverse patch_search patch_search_tiled \
         patch_search_squares patch_search_squares_8x4_u9_keys \
         patch_search_rows patch_search_rows_5x1_u7_keys

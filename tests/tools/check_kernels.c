@@ -27,6 +27,7 @@
  *                        bits of 16), one or two channels, planes larger
  *                        than the image (mirrored) against ref_tool.c's
  *                        ref_pad_image() and ref_load_plane()
+ *   denoise_load_plane_u8  the same into bytes, 8-bit images
  *   denoise_store_plane  the same formats, channel masks, padded pitches
  *                        against ref_tool.c's ref_quantise()
  *   denoise_opponent_forward  RGB to opponent channels and back, in a slot
@@ -116,6 +117,10 @@
  *                        of bytes, grid steps 8 to 16, flat, sloping,
  *                        clipped and random areas, the DCT and random
  *                        matrices: bit for bit
+ *   every kernel checked  with every check run (no --test), each kernel of
+ *                        the programs built (CL_PROGRAM_KERNEL_NAMES) was
+ *                        created by a check: a new kernel without one
+ *                        fails, by name
  * Every buffer a kernel gets lies between two guard bands of at least 4 KiB
  * (new_buffer()): a launch that changes a band fails its check, naming the
  * argument and the byte, whether or not the output was right.
@@ -221,6 +226,15 @@ static cl_command_queue queue;
 static int failures;
 static char guard_error[256];   /* the first write past a buffer in a check */
 
+/* The kernels of the programs built, and those a check created: with every
+ * check run, each of the former must be among the latter. */
+#define MAX_KERNEL_NAMES 128
+typedef struct NameSet {
+    char *name[MAX_KERNEL_NAMES];
+    int nb;
+} NameSet;
+static NameSet built_kernels, checked_kernels;
+
 /* ---------------------------------------------------------------------- */
 /* Helpers                                                                */
 
@@ -271,6 +285,25 @@ static void *alloc_or_die(size_t size)
     if (!p)
         die("out of memory");
     return p;
+}
+
+static int name_set_has(const NameSet *set, const char *name, size_t len)
+{
+    for (int i = 0; i < set->nb; i++)
+        if (strlen(set->name[i]) == len && !strncmp(set->name[i], name, len))
+            return 1;
+    return 0;
+}
+
+/* Add the first 'len' characters of 'name' to the set, once. */
+static void name_set_add(NameSet *set, const char *name, size_t len)
+{
+    if (name_set_has(set, name, len))
+        return;
+    if (set->nb == MAX_KERNEL_NAMES)
+        die("more than %d kernel names", MAX_KERNEL_NAMES);
+    set->name[set->nb] = alloc_or_die(len + 1);
+    memcpy(set->name[set->nb++], name, len);
 }
 
 static int gcd(int a, int b)
@@ -427,6 +460,28 @@ static int has_int64_atomics(void)
  * included): the filter's defines, the search and noise constants, the
  * shared sources, then the filter's own (source_names[first .. last]).
  */
+/* The program's kernels into built_kernels (CL_PROGRAM_KERNEL_NAMES: a
+ * list separated by ';'). */
+static void record_kernel_names(cl_program prog)
+{
+    size_t size = 0;
+    char *names;
+
+    cl_check(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &size),
+             "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
+    names = alloc_or_die(size + 1);
+    cl_check(clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, size, names, NULL),
+             "clGetProgramInfo(CL_PROGRAM_KERNEL_NAMES)");
+    for (const char *p = names; *p;) {
+        size_t len = strcspn(p, ";");
+
+        if (len)
+            name_set_add(&built_kernels, p, len);
+        p += len + (p[len] == ';');
+    }
+    free(names);
+}
+
 static cl_program build_sources(const char *defines, int first, int last)
 {
     static char *sources[6];
@@ -467,6 +522,7 @@ static cl_program build_sources(const char *defines, int first, int last)
         fprintf(stderr, "%s\n", log);
         die("program build failed: %d", err);
     }
+    record_kernel_names(prog);
     return prog;
 }
 
@@ -579,6 +635,7 @@ static cl_kernel get_kernel(cl_program prog, const char *name)
     cl_kernel k = clCreateKernel(prog, name, &err);
 
     cl_check(err, name);
+    name_set_add(&checked_kernels, name, strlen(name));
     return k;
 }
 
@@ -897,13 +954,15 @@ static size_t io_rows(int h)
 
 /*
  * One case: channel 'channel' of a random image of 'channels' channels,
- * w x h, loaded into slot 1 of a ring of two planes of pw x ph. Reference:
- * the image padded by ref_pad_image() (the golden models' mirror of a
- * small plane) and converted by ref_load_plane() (the stored integer
- * times 255 / container, in float); slot 0 must stay untouched.
+ * w x h, loaded into slot 1 of a ring of two planes of pw x ph, of floats,
+ * or of bytes where 'to_bytes' (denoise_load_plane_u8, 8-bit formats).
+ * Reference: the image padded by ref_pad_image() (the golden models'
+ * mirror of a small plane) and converted by ref_load_plane() (the stored
+ * integer times 255 / container, in float: on 8-bit formats the stored
+ * integer, which a byte holds); slot 0 must stay untouched.
  */
 static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
-                      int channel, int w, int h, int pad)
+                      int channel, int w, int h, int pad, int to_bytes)
 {
     PNMImage img = { w, h, f->container, channels, NULL };
     int pw = w > pad ? w : pad, ph = h > pad ? h : pad;
@@ -911,7 +970,9 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
     void *data = alloc_or_die(n * f->bytes);
     float *got = alloc_or_die(2 * plane * sizeof(float));
     float *exp = alloc_or_die(2 * plane * sizeof(float));
+    uint8_t *bytes = to_bytes ? alloc_or_die(2 * plane) : NULL;
     float container = (float)f->container;
+    float sentinel = to_bytes ? 165.0f : -1234.5f;
     cl_uint offset = plane;
     cl_mem src, dst;
     long i;
@@ -922,9 +983,14 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
         store_sample(data, j, f->bytes, img.data[j]);
     }
     for (size_t j = 0; j < 2 * plane; j++)
-        exp[j] = -1234.5f;                      /* a sentinel in slot 0 */
+        exp[j] = sentinel;                      /* in slot 0 */
     src = new_image(w, h, channels, f->bytes, data);
-    dst = new_buffer(2 * plane * sizeof(float), exp);
+    if (to_bytes) {
+        memset(bytes, (int)sentinel, 2 * plane);
+        dst = new_buffer(2 * plane, bytes);
+    } else {
+        dst = new_buffer(2 * plane * sizeof(float), exp);
+    }
 
     {
         const Arg args[] = {
@@ -933,7 +999,13 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
         };
         run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
     }
-    read_buffer(dst, 2 * plane * sizeof(float), got);
+    if (to_bytes) {
+        read_buffer(dst, 2 * plane, bytes);
+        for (size_t j = 0; j < 2 * plane; j++)
+            got[j] = bytes[j];
+    } else {
+        read_buffer(dst, 2 * plane * sizeof(float), got);
+    }
     if (ref_pad_image(&img, pad) < 0)
         die("ref_pad_image");
     ref_load_plane(&img, channel, exp + plane);
@@ -951,15 +1023,21 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
     free(data);
     free(got);
     free(exp);
+    free(bytes);
 }
 
-static void check_load(cl_program prog)
+/* denoise_load_plane on every format, or denoise_load_plane_u8 ('to_bytes')
+ * on the 8-bit ones. */
+static void check_load(cl_program prog, int to_bytes)
 {
-    cl_kernel k = get_kernel(prog, "denoise_load_plane");
+    const char *name = to_bytes ? "denoise_load_plane_u8" : "denoise_load_plane";
+    cl_kernel k = get_kernel(prog, name);
     Check c;
 
-    check_begin(&c, "denoise_load_plane");
-    for (int fi = 0; fi < 4; fi++)
+    check_begin(&c, name);
+    for (int fi = 0; fi < 4; fi++) {
+        if (to_bytes && formats[fi].container != 255)
+            continue;
         for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++)
             for (int ch = 1; ch <= 2; ch++)
                 for (int channel = 0; channel < ch; channel++)
@@ -967,8 +1045,10 @@ static void check_load(cl_program prog)
                         snprintf(c.note, sizeof(c.note), "two-channel images "
                                  "(CL_RG) not supported here: skipped");
                     else
-                    load_case(&c, k, &formats[fi], ch, channel, load_sizes[s].w,
-                              load_sizes[s].h, load_sizes[s].pad);
+                        load_case(&c, k, &formats[fi], ch, channel,
+                                  load_sizes[s].w, load_sizes[s].h,
+                                  load_sizes[s].pad, to_bytes);
+    }
     check_end(&c);
     clReleaseKernel(k);
 }
@@ -3643,6 +3723,25 @@ static void usage(void)
     exit(2);
 }
 
+/*
+ * Every kernel of the programs built has a check: a kernel added to a .cl
+ * file without one fails here, by name (only when every check runs).
+ */
+static void check_every_kernel(void)
+{
+    Check c;
+
+    check_begin(&c, "every kernel checked");
+    for (int i = 0; i < built_kernels.nb; i++) {
+        const char *name = built_kernels.name[i];
+
+        c.cases++;
+        if (!name_set_has(&checked_kernels, name, strlen(name)))
+            check_fail(&c, "%s, in a program built, has no check", name);
+    }
+    check_end(&c);
+}
+
 int main(int argc, char **argv)
 {
     cl_program progs[2];
@@ -3702,7 +3801,9 @@ int main(int argc, char **argv)
     }
 
     if (selected("denoise_load_plane"))
-        check_load(progs[0]);
+        check_load(progs[0], 0);
+    if (selected("denoise_load_plane_u8"))
+        check_load(progs[0], 1);
     if (selected("denoise_store_plane"))
         check_store(progs[0]);
     if (selected("bm3d_normalise"))
@@ -3729,6 +3830,8 @@ int main(int argc, char **argv)
     if (selected("denoise_opponent_inverse"))
         check_opponent(progs[0], 0);
     check_joint_search();
+    if (!opt.test)
+        check_every_kernel();
     if (opt.bench)
         bench_all(progs[0]);
 
