@@ -455,11 +455,6 @@ static int has_int64_atomics(void)
     return !!strstr(extensions, "cl_khr_int64_base_atomics");
 }
 
-/*
- * A filter's program as ff_denoise_opencl_init() builds it (build_options()
- * included): the filter's defines, the search and noise constants, the
- * shared sources, then the filter's own (source_names[first .. last]).
- */
 /* The program's kernels into built_kernels (CL_PROGRAM_KERNEL_NAMES: a
  * list separated by ';'). */
 static void record_kernel_names(cl_program prog)
@@ -482,6 +477,11 @@ static void record_kernel_names(cl_program prog)
     free(names);
 }
 
+/*
+ * A filter's program as ff_denoise_opencl_init() builds it (build_options()
+ * included): the filter's defines, the search and noise constants, the
+ * shared sources, then the filter's own (source_names[first .. last]).
+ */
 static cl_program build_sources(const char *defines, int first, int last)
 {
     static char *sources[6];
