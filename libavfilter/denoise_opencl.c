@@ -548,29 +548,38 @@ fail:
     return err;
 }
 
+/* Replace *frame by dst, with *frame's data transferred into it and its
+ * properties, unless err (of dst's allocation) is already negative; 'what'
+ * names the transfer in the error message. dst is freed on failure. */
+static int transfer_frame(AVFilterContext *avctx, AVFrame *dst, int err,
+                          AVFrame **frame, const char *what)
+{
+    if (err >= 0)
+        err = av_hwframe_transfer_data(dst, *frame, 0);
+    if (err >= 0)
+        err = av_frame_copy_props(dst, *frame);
+    if (err < 0) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to %s a frame: %s.\n", what,
+               av_err2str(err));
+        av_frame_free(&dst);
+        return err;
+    }
+    av_frame_free(frame);
+    *frame = dst;
+    return 0;
+}
+
 /* A software frame into an OpenCL frame of the filter's frames context. */
 static int upload_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                         AVFrame **frame)
 {
     AVFrame *hw = av_frame_alloc();
-    int err;
 
     if (!hw)
         return AVERROR(ENOMEM);
-    err = av_hwframe_get_buffer(dn->sw_frames_ref, hw, 0);
-    if (err >= 0)
-        err = av_hwframe_transfer_data(hw, *frame, 0);
-    if (err >= 0)
-        err = av_frame_copy_props(hw, *frame);
-    if (err < 0) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to upload a frame: %s.\n",
-               av_err2str(err));
-        av_frame_free(&hw);
-        return err;
-    }
-    av_frame_free(frame);
-    *frame = hw;
-    return 0;
+    return transfer_frame(avctx, hw,
+                          av_hwframe_get_buffer(dn->sw_frames_ref, hw, 0),
+                          frame, "upload");
 }
 
 /* An OpenCL frame of the filter's frames context into a software frame. */
@@ -578,22 +587,10 @@ static int download_frame(AVFilterContext *avctx, AVFrame **frame)
 {
     AVFilterLink *outlink = avctx->outputs[0];
     AVFrame *sw = ff_get_video_buffer(outlink, outlink->w, outlink->h);
-    int err;
 
     if (!sw)
         return AVERROR(ENOMEM);
-    err = av_hwframe_transfer_data(sw, *frame, 0);
-    if (err >= 0)
-        err = av_frame_copy_props(sw, *frame);
-    if (err < 0) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to download a frame: %s.\n",
-               av_err2str(err));
-        av_frame_free(&sw);
-        return err;
-    }
-    av_frame_free(frame);
-    *frame = sw;
-    return 0;
+    return transfer_frame(avctx, sw, 0, frame, "download");
 }
 
 /* Free the frame enqueued last, unsent (an error or the filter's end). */
