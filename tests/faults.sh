@@ -15,6 +15,8 @@
 #     (refused at start) or on a kernel (refused at its launch): a clear
 #     error; too small or too little local memory for the work-group
 #     searches: search=tiled warns and falls back, with the same bytes;
+#     patch_search_edge alone too small: the grid's edges by the per-patch
+#     search after the work-group search, with the same bytes;
 #   - and, with no fault made, a frame too large for the device's largest
 #     allocation: a clear error.
 # Each failure must be a non-zero exit, not by a signal (under check-asan:
@@ -131,6 +133,29 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 bm3d_gpu=sigma=10:preset=re
         continue 2
     done
     ok "$filter:search=tiled on work-groups of 128 or 4 KiB of local memory: warned, the bytes of search=direct"
+done
+
+# patch_search_edge where it does not fit (its registers holding its
+# work-groups below its 32 work-items a patch): the work-group search
+# leaves the grid's last column and row, moved to the frame's edge, to the
+# per-patch search; the bytes of search=direct, on frames of 66x50, whose
+# grids of steps 3 and 4 have such a column
+for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 bm3d_gpu=sigma=10:preset=ref; do
+    RUN=$((RUN + 1))
+    if ! SOURCE=testsrc2=s=66x50:r=5 run "" "$filter:search=direct"; then
+        fail "66x50 $filter:search=direct: failed"; cat "$TMP/err"
+        continue
+    fi
+    mv "$TMP/out.yuv" "$TMP/direct.yuv"
+    if ! SOURCE=testsrc2=s=66x50:r=5 FF_LOGLEVEL=verbose run edgegroup=16 "$filter:search=tiled"; then
+        fail "edgegroup=16 $filter:search=tiled: failed"; cat "$TMP/err"
+    elif ! grep -q ": work-group search" "$TMP/err"; then
+        fail "edgegroup=16 $filter:search=tiled: no work-group search"
+    elif ! cmp -s "$TMP/out.yuv" "$TMP/direct.yuv"; then
+        fail "edgegroup=16 $filter:search=tiled: other bytes than search=direct"
+    else
+        ok "$filter:search=tiled without patch_search_edge (66x50): the bytes of search=direct"
+    fi
 done
 
 # a real refusal, no fault made: vbm3d_gpu's largest buffer for an

@@ -11,6 +11,8 @@
  *              (CL_INVALID_WORK_GROUP_SIZE), as it would there
  *   kernelgroup=N the same for the kernels alone (a kernel's registers
  *              can hold its work-groups below the device's largest)
+ *   edgegroup=N the same for patch_search_edge alone (then the searches
+ *              leave the grid's edges to the per-patch search)
  *   build      every clBuildProgram fails (CL_BUILD_PROGRAM_FAILURE)
  *   buffer=N   the Nth clCreateBuffer and every later one fail
  *              (CL_MEM_OBJECT_ALLOCATION_FAILURE)
@@ -104,10 +106,24 @@ cl_int clGetDeviceInfo(cl_device_id dev, cl_device_info param, size_t size,
     return ret;
 }
 
-/* The most work-items a kernel's work-group may have: kernelgroup=N, or
- * workgroup=N; -1 for no limit. */
-static long kernel_group(void)
+/* Whether kernel is patch_search_edge (edgegroup=N). */
+static int is_edge_search(cl_kernel kernel)
 {
+    static cl_int (*f)(cl_kernel, cl_kernel_info, size_t, void *, size_t *);
+    char name[32] = "";
+
+    if (!f)
+        f = next("clGetKernelInfo");
+    return f(kernel, CL_KERNEL_FUNCTION_NAME, sizeof(name) - 1, name, NULL) ==
+           CL_SUCCESS && !strcmp(name, "patch_search_edge");
+}
+
+/* The most work-items a work-group of kernel may have: edgegroup=N for
+ * patch_search_edge, else kernelgroup=N, or workgroup=N; -1 for no limit. */
+static long kernel_group(cl_kernel kernel)
+{
+    if (fault("edgegroup") > 0 && is_edge_search(kernel))
+        return fault("edgegroup");
     return fault("kernelgroup") > 0 ? fault("kernelgroup") : fault("workgroup");
 }
 
@@ -123,22 +139,22 @@ cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id dev,
         f = next("clGetKernelWorkGroupInfo");
     ret = f(kernel, dev, param, size, value, size_ret);
     if (ret == CL_SUCCESS && value && param == CL_KERNEL_WORK_GROUP_SIZE &&
-        kernel_group() > 0 && size >= sizeof(size_t) &&
-        *(size_t *)value > (size_t)kernel_group())
-        *(size_t *)value = kernel_group();
+        kernel_group(kernel) > 0 && size >= sizeof(size_t) &&
+        *(size_t *)value > (size_t)kernel_group(kernel))
+        *(size_t *)value = kernel_group(kernel);
     return ret;
 }
 
 /* Whether a launch's work-group is larger than the kernels may run. */
-static int too_large(cl_uint dims, const size_t *local)
+static int too_large(cl_kernel kernel, cl_uint dims, const size_t *local)
 {
     size_t items = 1;
 
-    if (!local || kernel_group() <= 0)
+    if (!local || kernel_group(kernel) <= 0)
         return 0;
     for (cl_uint d = 0; d < dims; d++)
         items *= local[d];
-    return items > (size_t)kernel_group();
+    return items > (size_t)kernel_group(kernel);
 }
 
 cl_int clBuildProgram(cl_program program, cl_uint nb_devices,
@@ -218,7 +234,7 @@ cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
         f = next("clEnqueueNDRangeKernel");
     if (refuse_command())
         return CL_MEM_OBJECT_ALLOCATION_FAILURE;
-    if (too_large(dims, local))
+    if (too_large(k, dims, local))
         return CL_INVALID_WORK_GROUP_SIZE;
     return f(q, k, dims, offset, global, local, nb_wait, wait, event);
 }
