@@ -101,6 +101,10 @@
  *   _tiled and _edge     1 and the others random, in nlmeans_gpu's program
  *   (3 channels)         of joint colour, against the contract of
  *                        search_distance() (search_distance_ref())
+ *   patch_search,        the same program on one channel, as the filter
+ *   _tiled and _edge     searches an alpha plane there
+ *   (joint colour,
+ *   1 channel)
  *   noise_select,        the noise estimation's integer stages against C
  *   noise_accumulate     references of their contracts (noise_estimate.cl):
  *                        random histograms (empty, sparse and full rows),
@@ -1770,7 +1774,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
  * 3), each case on three channels, channel 0 of weight 1 and the others of
  * random weights.
  */
-static void check_search(cl_program prog, int entry, int channels)
+static void check_search(cl_program prog, int entry, int channels, int joint)
 {
     const int kernel = search_kernels[entry].base;
     static const struct { int w, h; } sizes[] = {
@@ -1802,9 +1806,9 @@ static void check_search(cl_program prog, int entry, int channels)
     int n = 0, runnable = 0;
     char joint_name[64];
 
-    snprintf(joint_name, sizeof(joint_name), "%s (3 channels)",
-             search_kernels[entry].name);
-    check_begin(&c, channels > 1 ? joint_name : search_kernels[entry].name);
+    snprintf(joint_name, sizeof(joint_name), channels > 1 ? "%s (3 channels)" :
+             "%s (joint colour, 1 channel)", search_kernels[entry].name);
+    check_begin(&c, joint ? joint_name : search_kernels[entry].name);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
             for (int ri = 0; ri < (int)(sizeof(radii) / sizeof(radii[0])); ri++) {
@@ -1859,7 +1863,9 @@ static void check_search(cl_program prog, int entry, int channels)
  * The searches of nlmeans_gpu's joint colour (its program of
  * SEARCH_CHANNELS 3): three channels, channel 0 of weight 1 and the others
  * random, through the kernels tiled_kernel() of denoise_opencl.c can give
- * it (the per-patch, tiled and edge searches).
+ * it (the per-patch, tiled and edge searches); then one channel, as the
+ * filter searches an alpha plane in that program (the channels of
+ * DENOISE_CHANNELS_SINGLE: stride 0, weights 1).
  */
 static void check_joint_search(void)
 {
@@ -1871,7 +1877,8 @@ static void check_joint_search(void)
             continue;
         if (!prog)
             prog = build_nlmeans_program(3);
-        check_search(prog, entries[e], 3);
+        check_search(prog, entries[e], 3, 1);
+        check_search(prog, entries[e], 1, 1);
     }
     if (prog)
         clReleaseProgram(prog);
@@ -3809,7 +3816,7 @@ int main(int argc, char **argv)
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
-        check_search(progs[0], SEARCH_PATCH, 1);
+        check_search(progs[0], SEARCH_PATCH, 1, 0);
     if (selected("bm3d_filter_ht"))
         check_filter(progs, variants, nb_progs, 0);
     if (selected("bm3d_filter_wiener"))
@@ -3823,7 +3830,7 @@ int main(int argc, char **argv)
     /* after the others, whose inputs for a seed they leave as they were */
     for (int i = SEARCH_TILED; i < SEARCH_NB; i++)
         if (selected(search_kernels[i].name))
-            check_search(progs[0], i, 1);
+            check_search(progs[0], i, 1, 0);
     check_noise(progs[0]);
     if (selected("denoise_opponent_forward"))
         check_opponent(progs[0], 1);
