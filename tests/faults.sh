@@ -110,29 +110,40 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10; do
     expect_error workgroup=64 "$filter" "runs work-groups of at most 64 work-items; the filter needs 128"
     expect_error kernelgroup=64 "$filter" "Failed to enqueue kernel: -54 \(a work-group larger than the device runs for this kernel\)"
 done
+# direct FILTER: its output with search=direct, into $TMP/direct.yuv
+direct() {
+    if ! run "" "$1:search=direct"; then
+        fail "$1:search=direct: failed"; cat "$TMP/err"
+        return 1
+    fi
+    mv "$TMP/out.yuv" "$TMP/direct.yuv"
+}
+
+# tiled_as_direct FAULT FILTER LEVEL TEXT: with the fault, search=tiled
+# logs TEXT at log level LEVEL and gives the bytes of direct()
+tiled_as_direct() {
+    if ! FF_LOGLEVEL=$3 run "$1" "$2:search=tiled"; then
+        fail "$1 $2:search=tiled: failed"; cat "$TMP/err"
+    elif ! grep -q "$4" "$TMP/err"; then
+        fail "$1 $2:search=tiled: no '$4' in its log"
+    elif ! cmp -s "$TMP/out.yuv" "$TMP/direct.yuv"; then
+        fail "$1 $2:search=tiled: other bytes than search=direct"
+    else
+        return 0
+    fi
+    return 1
+}
+
 # the work-group searches (16 x 16 work-items, their tiles in local
 # memory) where they do not fit: search=tiled says so and takes the
 # per-patch search, whose bytes are the same
+NO_FIT="The work-group search does not fit this device"
 for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 bm3d_gpu=sigma=10:preset=ref; do
     RUN=$((RUN + 1))
-    if ! run "" "$filter:search=direct"; then
-        fail "$filter:search=direct: failed"; cat "$TMP/err"
-        continue
-    fi
-    mv "$TMP/out.yuv" "$TMP/direct.yuv"
-    for fault in workgroup=128 localmem=4; do
-        if ! FF_LOGLEVEL=warning run $fault "$filter:search=tiled"; then
-            fail "$fault $filter:search=tiled: failed"; cat "$TMP/err"
-        elif ! grep -q "The work-group search does not fit this device" "$TMP/err"; then
-            fail "$fault $filter:search=tiled: no warning"
-        elif ! cmp -s "$TMP/out.yuv" "$TMP/direct.yuv"; then
-            fail "$fault $filter:search=tiled: other bytes than search=direct"
-        else
-            continue
-        fi
-        continue 2
-    done
-    ok "$filter:search=tiled on work-groups of 128 or 4 KiB of local memory: warned, the bytes of search=direct"
+    direct "$filter" &&
+        tiled_as_direct workgroup=128 "$filter" warning "$NO_FIT" &&
+        tiled_as_direct localmem=4 "$filter" warning "$NO_FIT" &&
+        ok "$filter:search=tiled on work-groups of 128 or 4 KiB of local memory: warned, the bytes of search=direct"
 done
 
 # patch_search_edge where it does not fit (its registers holding its
@@ -142,20 +153,9 @@ done
 # grids of steps 3 and 4 have such a column
 for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 bm3d_gpu=sigma=10:preset=ref; do
     RUN=$((RUN + 1))
-    if ! SOURCE=testsrc2=s=66x50:r=5 run "" "$filter:search=direct"; then
-        fail "66x50 $filter:search=direct: failed"; cat "$TMP/err"
-        continue
-    fi
-    mv "$TMP/out.yuv" "$TMP/direct.yuv"
-    if ! SOURCE=testsrc2=s=66x50:r=5 FF_LOGLEVEL=verbose run edgegroup=16 "$filter:search=tiled"; then
-        fail "edgegroup=16 $filter:search=tiled: failed"; cat "$TMP/err"
-    elif ! grep -q ": work-group search" "$TMP/err"; then
-        fail "edgegroup=16 $filter:search=tiled: no work-group search"
-    elif ! cmp -s "$TMP/out.yuv" "$TMP/direct.yuv"; then
-        fail "edgegroup=16 $filter:search=tiled: other bytes than search=direct"
-    else
+    SOURCE=testsrc2=s=66x50:r=5 direct "$filter" &&
+        SOURCE=testsrc2=s=66x50:r=5 tiled_as_direct edgegroup=16 "$filter" verbose ": work-group search" &&
         ok "$filter:search=tiled without patch_search_edge (66x50): the bytes of search=direct"
-    fi
 done
 
 # a real refusal, no fault made: vbm3d_gpu's largest buffer for an
