@@ -134,27 +134,31 @@ cl_int clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id dev,
     static cl_int (*f)(cl_kernel, cl_device_id, cl_kernel_work_group_info,
                        size_t, void *, size_t *);
     cl_int ret;
+    long limit;
 
     if (!f)
         f = next("clGetKernelWorkGroupInfo");
     ret = f(kernel, dev, param, size, value, size_ret);
-    if (ret == CL_SUCCESS && value && param == CL_KERNEL_WORK_GROUP_SIZE &&
-        kernel_group(kernel) > 0 && size >= sizeof(size_t) &&
-        *(size_t *)value > (size_t)kernel_group(kernel))
-        *(size_t *)value = kernel_group(kernel);
+    if (ret != CL_SUCCESS || !value || param != CL_KERNEL_WORK_GROUP_SIZE ||
+        size < sizeof(size_t))
+        return ret;
+    limit = kernel_group(kernel);
+    if (limit > 0 && *(size_t *)value > (size_t)limit)
+        *(size_t *)value = limit;
     return ret;
 }
 
-/* Whether a launch's work-group is larger than the kernels may run. */
+/* Whether a launch's work-group is larger than this kernel may run. */
 static int too_large(cl_kernel kernel, cl_uint dims, const size_t *local)
 {
     size_t items = 1;
+    long limit;
 
-    if (!local || kernel_group(kernel) <= 0)
+    if (!local || (limit = kernel_group(kernel)) <= 0)
         return 0;
     for (cl_uint d = 0; d < dims; d++)
         items *= local[d];
-    return items > (size_t)kernel_group(kernel);
+    return items > (size_t)limit;
 }
 
 cl_int clBuildProgram(cl_program program, cl_uint nb_devices,
