@@ -1917,7 +1917,9 @@ static const FilterWindow filter_windows[] = {
  * patches of random frames of the window at increasing random distances
  * about 64 * tau, so that the group size (entries within tau, cut to a
  * power of two not above 'group') varies, or with 'full' all within
- * 64 * tau, so that the group is full. Reference: bm3d_group_size() and
+ * 64 * tau, so that the group is full; in every other group not full,
+ * the first entry past 64 * tau is put at 64 * tau exactly, which counts
+ * (distance / 64 <= tau). Reference: bm3d_group_size() and
  * bm3d_hard_threshold_group() of the model with its tables t
  * (bm3d_init_tables(): the DCT or Bior1.5, Haar along the group, Kaiser
  * beta 2, as make_transform() and make_kaiser() of vf_bm3d_gpu.c compute
@@ -1943,6 +1945,7 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
                         const FilterWindow *fw, int rgb_channel)
 {
     const size_t plane = (size_t)w * h;
+    static unsigned boundary_case;
     const float hdthr = 2.7f, tau = 3000.0f;    /* the defaults */
     const int lo = fw->t - fw->past, hi = fw->t + fw->future;
     float threshold = hdthr * sigma;
@@ -2020,6 +2023,16 @@ static void filter_case(Check *c, cl_kernel k, const char *variant,
     }
     dist[0] = 0.0f;
     qsort(dist + 1, nb - 1, sizeof(float), cmp_float);
+    /* every other group not full: its first entry past tau moved onto it,
+     * where it still counts */
+    if (!full && boundary_case++ % 2) {
+        for (int e = 1; e < nb; e++) {
+            if (dist[e] > 64.0f * tau) {
+                dist[e] = 64.0f * tau;
+                break;
+            }
+        }
+    }
     for (int e = 0; e < nb; e++)
         best[e].dist = dist[e];
 
