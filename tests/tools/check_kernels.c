@@ -53,7 +53,8 @@
  *                        (each opponent channel), and in programs of
  *                        groups of 32 and of 8, each with Haar and with
  *                        Walsh-Hadamard along the groups, and of 4 and 2
- *                        with Haar
+ *                        with Haar; sigma 0 included (a threshold of 0),
+ *                        and entries at tau exactly
  *   bm3d_filter_wiener   the same groups with a basic estimate as the
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
@@ -2115,10 +2116,11 @@ static void filter_cases(Check *c, cl_program prog, const char *variant,
                          const BM3DTables *t, int nb, int wiener, int rgb)
 {
     static const struct { int w, h; } sizes[] = { { 8, 8 }, { 19, 13 }, { 32, 24 } };
-    static const float ht_sigmas[] = { 2.0f, 10.0f, 40.0f };
-    static const float wiener_sigmas[] = { 0.0f, 2.0f, 10.0f, 40.0f };
-    const float *sigmas = wiener ? wiener_sigmas : ht_sigmas;
-    int nb_sigmas = wiener ? 4 : 3;
+    /* sigma 0: a threshold of 0 (hdthr=0), where the coefficients that
+     * are exactly 0 (the odd DCT ones of the ramps' constant rows) are not
+     * kept and do not count in the group's weight */
+    static const float sigmas[] = { 0.0f, 2.0f, 10.0f, 40.0f };
+    int nb_sigmas = sizeof(sigmas) / sizeof(sigmas[0]);
     cl_kernel k = get_kernel(prog, wiener ? "bm3d_filter_wiener" : "bm3d_filter_ht");
     int i = 0;
 
