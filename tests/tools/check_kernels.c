@@ -120,7 +120,7 @@
  *   noise_blocks         the DCT blocks' codes and histogram counts against
  *                        a C reference of the contract, planes of floats and
  *                        of bytes, grid steps 8 to 16, flat, sloping,
- *                        clipped and random areas, the DCT and random
+ *                        clipped, bright and random areas, the DCT and random
  *                        matrices: bit for bit
  *   every kernel checked  with every check run (no --test), each kernel of
  *                        the programs built (CL_PROGRAM_KERNEL_NAMES) was
@@ -3500,8 +3500,9 @@ static void noise_dct_matrix(float *dct, int random)
 /*
  * A plane of the kind the noise estimate sees: flat areas with noise of a
  * random level, ramps, areas at 0 and at the top (clipped blocks, and
- * blocks just under NOISE_CLIP_MAX clipped samples), integers where the
- * ring holds bytes.
+ * blocks just under NOISE_CLIP_MAX clipped samples), bright noisy areas
+ * that none of their samples clip (kind 6: the last intensity bin, means
+ * from 240), integers where the ring holds bytes.
  */
 static float noise_plane_sample(int x, int y, int kind, float level, float top,
                                 int bytes)
@@ -3513,6 +3514,7 @@ static float noise_plane_sample(int x, int y, int kind, float level, float top,
     case 1:  v = (x + y) * 2.0f + level * rndf(-1.0f, 1.0f); break;
     case 2:  v = rnd(3) ? 0.0f : rndf(0.0f, 20.0f); break;
     case 3:  v = rnd(3) ? top + rnd(2) : top - rndf(0.0f, 20.0f); break;
+    case 6:  v = 246.0f + rndf(-6.0f, 6.0f); break;
     default: v = rndf(0.0f, 255.0f); break;
     }
     if (bytes)
@@ -3529,7 +3531,7 @@ static void noise_blocks_case(Check *c, cl_kernel k, int bytes)
     size_t n = offset + (size_t)width * height;
     float top = bytes || rnd(2) ? 255.0f - 1e-3f : 200.0f;
     float level = rnd(3) ? rndf(0.0f, 30.0f) : 0.0f, dct[64];
-    int kind = rnd(6);
+    int kind = rnd(7);
     float *plane = alloc_or_die(n * sizeof(float));
     uint8_t *plane8 = alloc_or_die(n);
     uint32_t *exp = alloc_or_die((size_t)nbx * nby * 4), *got = alloc_or_die((size_t)nbx * nby * 4);
