@@ -113,7 +113,8 @@
  *                        filters' size, 64 and NOISE_IBINS + 1: thresholds,
  *                        counts, cleared rows and histograms bit for bit;
  *                        random codes on and next to the thresholds, with
- *                        and without the per-bin histograms
+ *                        and without the per-bin histograms, a row of
+ *                        counted codes past the grid that must not count
  *   noise_vst            the variance-stabilising table lookup of
  *                        sigma=curve, samples below, on, within and above
  *                        the table, its last segment included: bit for bit
@@ -3285,7 +3286,9 @@ static void noise_accumulate_case(Check *c, cl_kernel k)
     int nbx = 1 + rnd(40), nby = 1 + rnd(24), per_bin = rnd(2);
     uint32_t base = rnd(2) ? 0 : rnd(64);
     const size_t words = 64 + NIB + (1 + NIB) * NHB;
-    uint32_t *codes = alloc_or_die((size_t)nbx * nby * 4);
+    /* a row of codes more past the grid, each counted if read */
+    size_t nb_codes = (size_t)nbx * (nby + 1);
+    uint32_t *codes = alloc_or_die(nb_codes * 4);
     uint32_t *stats = alloc_or_die(words * 4), *exp = alloc_or_die(words * 4);
     uint32_t *got = alloc_or_die(words * 4);
     int32_t thr[NIB + 1];
@@ -3304,6 +3307,8 @@ static void noise_accumulate_case(Check *c, cl_kernel k)
         codes[i] = rnd(5) ? 0x80000000u | ibin << 24 | lbin << 12 | hbin
                           : (uint32_t)rnd64() & 0x7fffffffu;
     }
+    for (size_t i = (size_t)nbx * nby; i < nb_codes; i++)
+        codes[i] = 0x80000000u;
     for (size_t i = 0; i < words; i++)
         stats[i] = rnd(1000);
     memcpy(exp, stats, words * 4);
@@ -3318,7 +3323,7 @@ static void noise_accumulate_case(Check *c, cl_kernel k)
         if (per_bin && lbin <= thr[ibin])
             rows[(1 + ibin) * NHB + hbin]++;
     }
-    bcodes = new_buffer((size_t)nbx * nby * 4, codes);
+    bcodes = new_buffer(nb_codes * 4, codes);
     bthr   = new_buffer(sizeof(thr), thr);
     bstats = new_buffer(words * 4, stats);
     {
