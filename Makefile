@@ -44,7 +44,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-memory check-programs check-errors check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -106,6 +106,7 @@ check: ffmpeg $(TEST_TOOLS)
 	$(if $(filter yes,$(CHECK_PATCHES)),$(MAKE) check-patches)
 	$(MAKE) check-fate
 	$(MAKE) check-errors
+	$(MAKE) check-formats
 	$(MAKE) check-doc
 	$(MAKE) check-frames
 	$(MAKE) check-seams
@@ -171,6 +172,7 @@ check-ffmpeg-%:
 # barrier can show that PoCL hides), the FATE tests' frame checksums
 # (tests/fate_md5.py), the golden models (with 100 random cases),
 # nv12/p010/p016, nv16/nv24/p216/p416 and hwmap (tests/semiplanar.sh), the
+# formats with alpha, ya8 and ya16 among them (tests/formats.sh), the
 # device memory and the programs' kernels, and GPU_CASES random robustness
 # cases.
 GPU_CASES ?= 300
@@ -182,6 +184,7 @@ check-gpu:
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 100 \
 	    --work $(BUILDDIR)/golden-gpu $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/semiplanar.sh
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/formats.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
 	    CLFAULT_SO=$(TESTBIN)/clfault.so tests/memory.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so tests/programs.sh
@@ -191,6 +194,12 @@ check-gpu:
 check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so tests/faults.sh
+
+# Formats with alpha (passed through), packed four-channel formats and the
+# full-range yuvj formats against the planar formats of the same samples
+# (tests/formats.sh); those the device cannot carry are skipped.
+check-formats: ffmpeg
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/formats.sh
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi

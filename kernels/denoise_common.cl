@@ -188,15 +188,17 @@ static float denoise_quantise(float v, float container, int shift)
 }
 
 /*
- * Write a plane of up to two channels. Channel c takes its value from
- * plane c (rows of 'pitch' floats, at least 'width') when bit c of 'mask'
- * is set, or else is copied from the source image unchanged. A work-item
- * writes IO_ROWS rows of a column.
+ * Write an image of up to four channels. Channel c (0 to 2) takes its value
+ * from plane c (rows of 'pitch' floats, at least 'width') when bit c of
+ * 'mask' is set, or else is copied from the source image unchanged, as the
+ * fourth channel (alpha) always is. A work-item writes IO_ROWS rows of a
+ * column.
  */
 __kernel void denoise_store_plane(__write_only image2d_t dst,
                                   __read_only image2d_t src,
                                   __global const float *plane0,
                                   __global const float *plane1,
+                                  __global const float *plane2,
                                   int mask,
                                   int width,
                                   int height,
@@ -216,6 +218,8 @@ __kernel void denoise_store_plane(__write_only image2d_t dst,
             v.x = denoise_quantise(plane0[y * pitch + x], container, shift);
         if (mask & 2)
             v.y = denoise_quantise(plane1[y * pitch + x], container, shift);
+        if (mask & 4)
+            v.z = denoise_quantise(plane2[y * pitch + x], container, shift);
         write_imagef(dst, (int2)(x, y), v);
     }
 }

@@ -52,6 +52,20 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
     AV_PIX_FMT_YUV444P10MSB, AV_PIX_FMT_YUV444P12MSB,
     AV_PIX_FMT_GBRP10MSB,    AV_PIX_FMT_GBRP12MSB,
 #endif
+    AV_PIX_FMT_YUVJ440P,  AV_PIX_FMT_YUVJ411P,
+    /* with alpha, which passes through unchanged */
+    AV_PIX_FMT_YA8,       AV_PIX_FMT_YA16,
+    AV_PIX_FMT_YUVA420P,  AV_PIX_FMT_YUVA422P,  AV_PIX_FMT_YUVA444P,
+    AV_PIX_FMT_YUVA420P16, AV_PIX_FMT_YUVA422P16, AV_PIX_FMT_YUVA444P16,
+    AV_PIX_FMT_GBRAP,     AV_PIX_FMT_GBRAP16,
+    AV_PIX_FMT_RGBA,      AV_PIX_FMT_BGRA,      AV_PIX_FMT_ARGB,
+    AV_PIX_FMT_ABGR,      AV_PIX_FMT_RGBA64,    AV_PIX_FMT_BGRA64,
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(57, 32, 100) /* 6.0 and later */
+    AV_PIX_FMT_VUYA,
+#endif
+#if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(59, 42, 100) /* 8.0 and later */
+    AV_PIX_FMT_AYUV,
+#endif
     AV_PIX_FMT_NONE,
 };
 
@@ -77,6 +91,21 @@ static void log_supported_formats(void *log_ctx, enum AVPixelFormat fmt)
     av_bprint_finalize(&bp, NULL);
 }
 
+/*
+ * The channel of an OpenCL image that holds component c: its rank among the
+ * components of its plane. The hwcontext orders the channels of an image
+ * (CL_RG, CL_RGBA, CL_BGRA, CL_ARGB, CL_ABGR) so that a read returns them
+ * in the order of the format's components, whatever their order in memory.
+ */
+static int image_channel(const AVPixFmtDescriptor *desc, int c)
+{
+    int rank = 0;
+
+    for (int i = 0; i < c; i++)
+        rank += desc->comp[i].plane == desc->comp[c].plane;
+    return rank;
+}
+
 int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
                                  int width, int height, DenoiseLayout *layout)
 {
@@ -89,26 +118,25 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
 
     memset(layout, 0, sizeof(*layout));
     layout->sw_format     = sw_format;
-    layout->nb_components = desc->nb_components;
+    layout->nb_components = desc->nb_components -
+                            !!(desc->flags & AV_PIX_FMT_FLAG_ALPHA);
     layout->nb_planes     = av_pix_fmt_count_planes(sw_format);
     layout->is_rgb        = !!(desc->flags & AV_PIX_FMT_FLAG_RGB);
     layout->shift         = desc->comp[0].shift;
     layout->container     = desc->comp[0].depth + desc->comp[0].shift > 8 ?
                             65535.0f : 255.0f;
 
+    /* The alpha component, last, is never filtered, but the size of its
+     * image is still needed to copy it. */
     for (int c = 0; c < desc->nb_components; c++) {
         const AVComponentDescriptor *cd = &desc->comp[c];
         int chroma = ff_denoise_opencl_is_chroma(layout, c);
         DenoiseComponent *comp = &layout->comp[c];
-        int bytes = cd->depth + cd->shift > 8 ? 2 : 1;
 
         comp->plane   = cd->plane;
-        comp->channel = cd->offset / bytes;
+        comp->channel = image_channel(desc, c);
         comp->width   = chroma ? AV_CEIL_RSHIFT(width,  desc->log2_chroma_w) : width;
         comp->height  = chroma ? AV_CEIL_RSHIFT(height, desc->log2_chroma_h) : height;
-        av_assert0(comp->channel < 2);
-        layout->plane_channels[cd->plane] = FFMAX(layout->plane_channels[cd->plane],
-                                                  comp->channel + 1);
         layout->plane_width[cd->plane]  = comp->width;
         layout->plane_height[cd->plane] = comp->height;
         layout->plane_pitch[cd->plane]  = comp->width;
@@ -1011,12 +1039,10 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     const DenoiseLayout *layout = &dn->layout;
     cl_mem dst = (cl_mem)out->data[p];
     cl_mem src = (cl_mem)in->data[p];
-    /* an unused argument still needs a valid buffer */
-    cl_mem plane0 = channel_planes[0] ? channel_planes[0] : channel_planes[1];
-    cl_mem plane1 = channel_planes[1] ? channel_planes[1] : channel_planes[0];
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(dst), DENOISE_ARG(src), DENOISE_ARG(plane0),
-        DENOISE_ARG(plane1), DENOISE_ARG(channel_mask),
+        DENOISE_ARG(dst), DENOISE_ARG(src), DENOISE_ARG(channel_planes[0]),
+        DENOISE_ARG(channel_planes[1]), DENOISE_ARG(channel_planes[2]),
+        DENOISE_ARG(channel_mask),
         DENOISE_ARG(layout->plane_width[p]), DENOISE_ARG(layout->plane_height[p]),
         DENOISE_ARG(layout->plane_pitch[p]),
         DENOISE_ARG(layout->container), DENOISE_ARG(layout->shift),
@@ -1040,7 +1066,8 @@ static int store_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     const DenoiseLayout *layout = &dn->layout;
 
     for (int p = 0; p < layout->nb_planes; p++) {
-        cl_mem channel_planes[2] = { NULL, NULL };
+        cl_mem channel_planes[DENOISE_STORE_CHANNELS] = { NULL };
+        cl_mem written = NULL;
         int channel_mask = 0;
         int err;
 
@@ -1050,7 +1077,12 @@ static int store_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                 continue;
             channel_planes[comp->channel] = planes[c];
             channel_mask |= 1 << comp->channel;
+            written = planes[c];
         }
+        /* an unused argument still needs a valid buffer */
+        for (int ch = 0; ch < DENOISE_STORE_CHANNELS; ch++)
+            if (!channel_planes[ch])
+                channel_planes[ch] = written;
         if (channel_mask)
             err = store_image(avctx, dn, out, in, p, channel_planes, channel_mask);
         else

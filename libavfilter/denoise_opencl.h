@@ -38,6 +38,8 @@
 #include "opencl.h"
 
 #define DENOISE_MAX_COMPONENTS 4
+/** Channels of an image that denoise_store_plane writes (alpha: copied). */
+#define DENOISE_STORE_CHANNELS 3
 #define DENOISE_MAX_STAGES     8
 #define DENOISE_SEARCH_TILE    16   ///< side of the work-group search's tile
 #define DENOISE_SEARCH_UNROLL  4    ///< its offsets per pass
@@ -88,17 +90,16 @@ enum DenoiseSearchMode {
  */
 typedef struct DenoiseComponent {
     int plane;      ///< image (plane) index in the OpenCL frame
-    int channel;    ///< channel inside that image (0 or 1)
+    int channel;    ///< channel inside that image (0 to 2)
     int width;
     int height;
 } DenoiseComponent;
 
 typedef struct DenoiseLayout {
     enum AVPixelFormat sw_format;
-    int nb_components;
+    int nb_components;   ///< the colour components: alpha is not filtered
     int nb_planes;
     DenoiseComponent comp[DENOISE_MAX_COMPONENTS];
-    int plane_channels[DENOISE_MAX_COMPONENTS]; ///< channels per image
     int plane_width[DENOISE_MAX_COMPONENTS];  ///< image sizes
     int plane_height[DENOISE_MAX_COMPONENTS];
     int plane_pitch[DENOISE_MAX_COMPONENTS];  ///< row of its float planes
@@ -419,7 +420,7 @@ typedef struct DenoiseOpenCLContext {
       (runtime_flags) & ~AV_OPT_FLAG_RUNTIME_PARAM }
 
 #define DENOISE_OPENCL_PLANES_OPTION(type, flags)                                                   \
-    { "planes", "bit mask of the planes to filter",                                                \
+    { "planes", "bit mask of the components to filter (alpha is copied)",                        \
       offsetof(type, dn.planes), AV_OPT_TYPE_INT, { .i64 = 0xf }, 0, 0xf, flags }
 
 #define DENOISE_OPENCL_SEARCH_OPTION(type, flags)                                                   \

@@ -140,14 +140,15 @@ def filter_options(ffmpeg, name):
 
 
 def supported_formats(ffmpeg, dev, name):
-    """The formats filter NAME accepts: those it lists when it refuses rgba."""
+    """The formats filter NAME accepts: those it lists when it refuses
+    grayf32le (floats, which the OpenCL hwcontext carries)."""
     cmd = [ffmpeg] + tl.QUIET + dev + [
-        "-f", "lavfi", "-i", "testsrc2=s=16x16:r=25,trim=end_frame=1,format=rgba",
-        "-vf", "hwupload,%s,hwdownload,format=rgba" % name, "-f", "null", "-"]
+        "-f", "lavfi", "-i", "testsrc2=s=16x16:r=25,trim=end_frame=1,format=grayf32le",
+        "-vf", "hwupload,%s,hwdownload,format=grayf32le" % name, "-f", "null", "-"]
     p = tl.run(cmd, timeout=120, stdout=False)
     m = re.search(r"Supported formats: ([^\n]*)\.", p.err)
     if p.rc == 0 or not m:
-        sys.exit("FAIL %s: rgba not refused with the list of supported formats:\n%s\n%s"
+        sys.exit("FAIL %s: grayf32le not refused with the list of supported formats:\n%s\n%s"
                  % (name, shlex.join(cmd), p.err[-2000:]))
     return [f.strip() for f in m.group(1).split(",")]
 
@@ -156,10 +157,18 @@ class Layout:
     """Planes of a planar format as rawvideo stores them: (w, h) scale,
     bytes per sample, plane of each component, MSB shift."""
 
+    PATTERN = r"^(gray|yuvj?(4[0-4][0-4])p|gbrp)(\d+)?(msb)?(le)?$"
+
+    @staticmethod
+    def known(fmt):
+        """Whether the format is one of the planar ones without alpha."""
+        m = re.match(Layout.PATTERN, fmt)
+        return bool(m) and not (m.group(5) is None and m.group(3) is not None)
+
     def __init__(self, fmt):
         self.fmt = fmt
-        m = re.match(r"^(gray|yuvj?(4[0-4][0-4])p|gbrp)(\d+)?(msb)?(le)?$", fmt)
-        if not m or (m.group(5) is None and m.group(3) is not None):
+        m = re.match(Layout.PATTERN, fmt)
+        if not self.known(fmt):
             raise ValueError("no layout known for pixel format %s: teach "
                              "tests/robustness.py (class Layout)" % fmt)
         kind, sub, depth, msb = m.group(1), m.group(2), m.group(3), m.group(4)
@@ -215,16 +224,20 @@ def semi_planar_usable(ffmpeg, dev, semi):
 
 def usable_formats(ffmpeg, dev, filters):
     """The layouts of the formats every filter lists, without the
-    two-channel ones, and the names of those."""
+    two-channel ones, and the names of those. Formats with alpha or packed
+    channels are left out: tests/formats.sh checks that they give the
+    samples of the planar formats here."""
     lists = [supported_formats(ffmpeg, dev, f) for f in filters]
     common = [f for f in lists[0] if all(f in l for l in lists[1:])]
     for f, l in zip(filters, lists):
         if l != lists[0]:
             log("note %s lists other formats: %s" % (f, ", ".join(l)))
     semi = [f for f in common if re.match(r"^(nv\d\d|p\d\d\d)(le|be)?$", f)]
-    fmts = [f for f in common if f not in semi]
+    alpha = [f for f in common if f not in semi and not Layout.known(f)]
+    fmts = [f for f in common if f not in semi and f not in alpha]
     log("formats: %s" % ", ".join(fmts))
     log("left out (two-channel, PoCL cannot download them): %s" % ", ".join(semi))
+    log("left out (alpha or packed: tests/formats.sh): %s" % ", ".join(alpha))
     return {f: Layout(f) for f in fmts}, semi
 
 

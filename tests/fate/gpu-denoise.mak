@@ -58,6 +58,8 @@ $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv420p16,nlmeans_gpu,64:48,yuv420p,y
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p16,nlmeans_gpu,64:48,yuv444p,yuv444p16le,sigma=20,2))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp,nlmeans_gpu,64:48,gbrp,gbrp,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-gbrp16,nlmeans_gpu,64:48,gbrp,gbrp16le,sigma=20,2))
+# packed RGBA and alpha: the colour as gbrp's, alpha unchanged (tests/formats.sh)
+$(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-rgba,nlmeans_gpu,64:48,gbrp,rgba,sigma=20,1))
 $(eval $(call GPU_DENOISE_TEST,nlmeans-gpu-yuv444p10msb,nlmeans_gpu,64:48,yuv444p,yuv444p10msble,sigma=20,2))
 # one step of a 10-bit sample is 64 in its 16-bit container
 fate-nlmeans-gpu-yuv444p10msb: FUZZ = 64
@@ -131,6 +133,8 @@ $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv420p,bm3d_gpu,64:48,yuv420p,yuv42
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv444p16,bm3d_gpu,64:48,yuv444p,yuv444p16le,sigma=20,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gbrp,bm3d_gpu,64:48,gbrp,gbrp,sigma=20,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-gbrp-planes,bm3d_gpu,64:48,gbrp,gbrp,sigma=20:color=planes,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-bgra,bm3d_gpu,64:48,gbrp,bgra,sigma=20,3))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuva420p,bm3d_gpu,64:48,yuv420p,yuva420p,sigma=20,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-yuv444p,bm3d_gpu,64:48,yuv444p,yuv444p,sigma=20,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-8x8,bm3d_gpu,8:8,yuv444p,gray,sigma=20,3))
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-17x9,bm3d_gpu,17:9,yuv444p,gray,sigma=20,3))
@@ -178,6 +182,7 @@ $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-yuv420p,vbm3d_gpu,64:48,yuv420p,yuv
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-causal,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:causal=1,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-basic,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:estim=basic:past=1:future=3,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-gbrp,vbm3d_gpu,48:40,gbrp,gbrp,sigma=20:past=2:future=1,8))
+$(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-argb,vbm3d_gpu,48:40,gbrp,argb,sigma=20:past=2:future=1,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-yuv444p16,vbm3d_gpu,48:40,yuv444p,yuv444p16le,sigma=20:perframe=3:group=16,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-enable,vbm3d_gpu,33:65,yuv444p,gray,sigma=20:past=1:future=1:enable=between(n\,2\,4),8))
 

@@ -24,12 +24,13 @@
  *
  * Checks (each prints "ok   KERNEL: N cases" or "FAIL KERNEL: ..."):
  *   denoise_load_plane   8- and 16-bit images (10 and 12 bits in the high
- *                        bits of 16), one or two channels, planes larger
+ *                        bits of 16), one, two or four channels, planes larger
  *                        than the image (mirrored) against ref_tool.c's
  *                        ref_pad_image() and ref_load_plane()
  *   denoise_load_plane_u8  the same into bytes, 8-bit images
- *   denoise_store_plane  the same formats, channel masks, padded pitches
- *                        against ref_tool.c's ref_quantise()
+ *   denoise_store_plane  the same formats, channel masks (alpha, the
+ *                        fourth channel, copied), padded pitches against
+ *                        ref_tool.c's ref_quantise()
  *   denoise_opponent_forward  RGB to opponent channels and back, in a slot
  *   and _inverse         of rings of three planes, integer and float
  *                        samples, against opponent.h: bit for bit, the
@@ -821,11 +822,19 @@ static double run_kernel(cl_kernel k, const Arg *args, int nb_args,
  * (CL_RG, the chroma of nv12 and p010) channels of normalised 8- or 16-bit
  * integers, from interleaved samples.
  */
+/* The channel order of images of 1, 2 or 4 channels (as FFmpeg's OpenCL
+ * frames of gray, nv12 or rgba: the kernels see every four-channel order
+ * as RGBA). */
+static cl_channel_order channel_order(int channels)
+{
+    return channels == 4 ? CL_RGBA : channels == 2 ? CL_RG : CL_R;
+}
+
 static cl_mem new_image(int width, int height, int channels, int bytes,
                         const void *data)
 {
     cl_image_format fmt = {
-        channels == 2 ? CL_RG : CL_R,
+        channel_order(channels),
         bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8,
     };
     cl_image_desc desc = { 0 };
@@ -850,7 +859,7 @@ static int image_supported(int channels, int bytes)
 {
     cl_image_format f[256];
     cl_uint n = 0;
-    cl_channel_order order = channels == 2 ? CL_RG : CL_R;
+    cl_channel_order order = channel_order(channels);
     cl_channel_type type = bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8;
 
     clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
@@ -1032,8 +1041,11 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
     free(bytes);
 }
 
+/* Channels of the images of the load and store checks. */
+static const int image_channels[] = { 1, 2, 4 };
+
 /* denoise_load_plane on every format, or denoise_load_plane_u8 ('to_bytes')
- * on the 8-bit ones. */
+ * on the 8-bit ones, from every channel of images of 1, 2 and 4. */
 static void check_load(cl_program prog, int to_bytes)
 {
     const char *name = to_bytes ? "denoise_load_plane_u8" : "denoise_load_plane";
@@ -1045,15 +1057,18 @@ static void check_load(cl_program prog, int to_bytes)
         if (to_bytes && formats[fi].container != 255)
             continue;
         for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++)
-            for (int ch = 1; ch <= 2; ch++)
+            for (int i = 0; i < 3; i++) {
+                int ch = image_channels[i];
                 for (int channel = 0; channel < ch; channel++)
                     if (!image_supported(ch, formats[fi].bytes))
-                        snprintf(c.note, sizeof(c.note), "two-channel images "
-                                 "(CL_RG) not supported here: skipped");
+                        snprintf(c.note, sizeof(c.note), "%d-channel images "
+                                 "of %d bytes not supported here: skipped",
+                                 ch, formats[fi].bytes);
                     else
                         load_case(&c, k, &formats[fi], ch, channel,
                                   load_sizes[s].w, load_sizes[s].h,
                                   load_sizes[s].pad, to_bytes);
+            }
     }
     check_end(&c);
     clReleaseKernel(k);
@@ -1080,9 +1095,10 @@ static float random_plane_value(const Format *f)
 
 /*
  * One case: an image of 'channels' channels, w x h, written from planes of
- * pitch 'pitch' for the channels of 'mask', the others copied from a random
- * source image. Reference: ref_quantise() with the format's shift for the
- * channels written, the source's samples for the others.
+ * pitch 'pitch' for the channels of 'mask' (of the first three), the others
+ * copied from a random source image. Reference: ref_quantise() with the
+ * format's shift for the channels written, the source's samples for the
+ * others (a fourth channel, alpha, always).
  */
 static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
                        int mask, int w, int h, int pitch)
@@ -1090,14 +1106,14 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
     size_t n = (size_t)w * h * channels, plane = (size_t)pitch * h;
     void *data = alloc_or_die(n * f->bytes);
     void *got  = alloc_or_die(n * f->bytes);
-    float *p[2];
+    float *p[3];
     float container = (float)f->container;
-    cl_mem src, dst, buf[2];
+    cl_mem src, dst, buf[3];
     int shift = f->shift;
 
     for (size_t j = 0; j < n; j++)
         store_sample(data, j, f->bytes, random_sample(f));
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         p[i] = alloc_or_die(plane * sizeof(float));
         for (size_t j = 0; j < plane; j++)
             p[i][j] = random_plane_value(f);
@@ -1108,14 +1124,17 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
     dst = new_image(w, h, channels, f->bytes, got);
 
     {
-        /* store_image(): an unused plane argument gets the other buffer */
-        cl_mem plane0 = mask & 1 ? buf[0] : buf[1];
-        cl_mem plane1 = mask & 2 ? buf[1] : buf[0];
+        /* store_frame(): an unused plane argument gets a written one's
+         * buffer */
+        int used = mask & 1 ? 0 : mask & 2 ? 1 : 2;
+        cl_mem plane0 = mask & 1 ? buf[0] : buf[used];
+        cl_mem plane1 = mask & 2 ? buf[1] : buf[used];
+        cl_mem plane2 = mask & 4 ? buf[2] : buf[used];
         const Arg args[] = {
-            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(mask),
-            ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
+            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(plane2),
+            ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
         };
-        run_kernel(k, args, 10, w, io_rows(h), 0, 0);
+        run_kernel(k, args, 11, w, io_rows(h), 0, 0);
     }
     read_image(dst, w, h, got);
 
@@ -1144,7 +1163,7 @@ done:
     ref_set_shift(0);
     release_mem(src);
     release_mem(dst);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         release_mem(buf[i]);
         free(p[i]);
     }
@@ -1164,14 +1183,20 @@ static void check_store(cl_program prog)
             /* the pitch of a padded plane is larger than the image */
             int pitch = w > load_sizes[s].pad ? w : load_sizes[s].pad;
 
-            store_case(&c, k, &formats[fi], 1, 1, w, h, pitch);
-            if (!image_supported(2, formats[fi].bytes)) {
-                snprintf(c.note, sizeof(c.note), "two-channel images "
-                         "(CL_RG) not supported here: skipped");
-                continue;
+            for (int i = 0; i < 3; i++) {
+                int ch = image_channels[i];
+                /* the colour channels: at most three, alpha never */
+                int masks = 1 << (ch < 3 ? ch : 3);
+
+                if (!image_supported(ch, formats[fi].bytes)) {
+                    snprintf(c.note, sizeof(c.note), "%d-channel images of "
+                             "%d bytes not supported here: skipped",
+                             ch, formats[fi].bytes);
+                    continue;
+                }
+                for (int mask = 1; mask < masks; mask++)
+                    store_case(&c, k, &formats[fi], ch, mask, w, h, pitch);
             }
-            for (int mask = 1; mask <= 3; mask++)
-                store_case(&c, k, &formats[fi], 2, mask, w, h, pitch);
         }
     }
     check_end(&c);
@@ -3696,10 +3721,10 @@ static void bench_all(cl_program prog)
     if (selected("denoise_store_plane")) {
         cl_kernel k = get_kernel(prog, "denoise_store_plane");
         const Arg args[] = {
-            ARG(out), ARG(img), ARG(buf), ARG(buf), ARG(mask), ARG(w), ARG(h),
-            ARG(w), ARG(container), ARG(shift),
+            ARG(out), ARG(img), ARG(buf), ARG(buf), ARG(buf), ARG(mask),
+            ARG(w), ARG(h), ARG(w), ARG(container), ARG(shift),
         };
-        bench("denoise_store_plane", "1920x1080 8-bit", k, args, 10, w, io_rows(h));
+        bench("denoise_store_plane", "1920x1080 8-bit", k, args, 11, w, io_rows(h));
         clReleaseKernel(k);
     }
     if (selected("bm3d_normalise")) {

@@ -1,0 +1,108 @@
+#!/bin/bash
+#
+# Formats with alpha, packed four-channel formats and the full-range
+# variants, for each filter: each must give the colour samples of the
+# planar format without alpha that holds the same samples, and leave the
+# alpha samples as they came in:
+# - rgba, bgra, argb, abgr and gbrap as gbrp; rgba64, bgra64 and gbrap16
+#   as gbrp16 (the filters see the channels of a packed image in the
+#   format's component order, whatever their order in memory);
+# - yuva420p, yuva422p, yuva444p (8 and 16 bits) as yuv420p, yuv422p,
+#   yuv444p (8 and 16 bits); vuya and ayuv as yuv444p; ya8 and ya16 as
+#   gray and gray16;
+# - yuvj440p and yuvj411p as yuv440p and yuv411p;
+# - the alpha samples of the output: the input's, bit for bit (the source's
+#   alpha is noisy, so that a filtered or a constant alpha shows);
+# - the colour samples of the output differ from the input's (a filter that
+#   did nothing would pass the other checks).
+# A format the device cannot carry (ya8, ya16 and abgr have no image format
+# on PoCL) is skipped, and said so.
+#
+#   FFMPEG=... [OPENCL_DEVICE=P.D] tests/formats.sh    (make check-formats)
+
+. "$(dirname "$0")/lib.sh"
+SIZE=48x32
+FRAMES="r=5:d=0.6"
+
+# noisy FORMAT: testsrc2 with noise on every plane (alpha too), in FORMAT
+noisy() {
+    echo "testsrc2=s=$SIZE:$FRAMES,format=$1,noise=alls=25:allf=t"
+}
+
+# denoise FILTER FORMAT IN OUT: the filter on the raw FORMAT frames of IN,
+# the raw output in FORMAT in OUT
+denoise() {
+    ff $DEV -f rawvideo -pix_fmt "$2" -s $SIZE -framerate 5 -i "$TMP/$3" \
+       -vf "hwupload,$1,hwdownload,format=$2" -f rawvideo -y "$TMP/$4"
+}
+
+# planes FORMAT FILE [NAMES]: "NAME MD5" of each component of the raw
+# frames of FILE, read byte for byte (tests/rawplanes.py), of those whose
+# names are in NAMES (default: the colour components)
+planes() {
+    python3 "$TESTS/rawplanes.py" "$1" $SIZE "$TMP/$2" | grep "^[${3:-RGBYUV}] "
+}
+
+# carried FORMAT: whether the device takes frames of FORMAT
+carried() {
+    ff $DEV -f lavfi -i "testsrc2=s=16x16:r=5:d=0.2,format=$1" \
+       -vf "hwupload,hwdownload,format=$1" -f null - 2> /dev/null
+}
+
+# check FILTER NOISY FORMAT PLANAR: FILTER on FORMAT frames converted from
+# NOISY against PLANAR frames of the same colour samples, copied byte for
+# byte (swscale's gbrap16 to gbrp16 is not exact)
+check() {
+    local filter=$1 name=${1%%=*} src fmt=$3 planar=$4 alpha=""
+    src=$(noisy "$2")
+    RUN=$((RUN + 1))
+    if ! carried "$fmt"; then
+        skip "$name $fmt: the device cannot carry $fmt"
+        return
+    fi
+    ff -f lavfi -i "$src,format=$fmt" -f rawvideo -y "$TMP/in.raw"
+    python3 "$TESTS/rawplanes.py" "$fmt" $SIZE "$TMP/in.raw" \
+        --planar "$planar" "$TMP/in-planar.raw"
+    rm -f "$TMP/out.raw" "$TMP/out-planar.raw"
+    if ! denoise "$filter" "$fmt" in.raw out.raw || [ ! -s "$TMP/out.raw" ] ||
+       ! denoise "$filter" "$planar" in-planar.raw out-planar.raw; then
+        fail "$name $fmt: did not run"
+        return
+    fi
+    if [ "$(planes "$fmt" out.raw)" != "$(planes "$planar" out-planar.raw)" ]; then
+        fail "$name $fmt: colour samples differ from $planar's"
+        return
+    fi
+    if [ "$(planes "$fmt" out.raw)" = "$(planes "$fmt" in.raw)" ]; then
+        fail "$name $fmt: the colour samples are the input's"
+        return
+    fi
+    if [ -n "$(planes "$fmt" in.raw A)" ]; then
+        if [ "$(planes "$fmt" out.raw A)" != "$(planes "$fmt" in.raw A)" ]; then
+            fail "$name $fmt: alpha differs from the input's"
+            return
+        fi
+        alpha=", alpha unchanged"
+    fi
+    ok "$name $fmt: colour as $planar$alpha"
+}
+
+for filter in nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20; do
+    for fmt in rgba bgra argb abgr gbrap; do
+        check "$filter" gbrap "$fmt" gbrp
+    done
+    for fmt in rgba64le bgra64le gbrap16le; do
+        check "$filter" gbrap16le "$fmt" gbrp16le
+    done
+    for s in 420 422 444; do
+        check "$filter" "yuva${s}p" "yuva${s}p" "yuv${s}p"
+        check "$filter" "yuva${s}p16le" "yuva${s}p16le" "yuv${s}p16le"
+    done
+    check "$filter" yuva444p vuya yuv444p
+    check "$filter" yuva444p ayuv yuv444p
+    check "$filter" ya8 ya8 gray
+    check "$filter" ya16le ya16le gray16le
+    check "$filter" yuv440p yuvj440p yuv440p
+    check "$filter" yuv411p yuvj411p yuv411p
+done
+summary -s formats.sh checks
