@@ -196,8 +196,9 @@ check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so tests/faults.sh
 
 # Formats with alpha (passed through), packed four-channel formats and the
-# full-range yuvj formats against the planar formats of the same samples
-# (tests/formats.sh); those the device cannot carry are skipped.
+# full-range yuvj formats against the planar formats of the same samples,
+# float formats against 16-bit ones (tests/formats.sh); those the device
+# cannot carry are skipped.
 check-formats: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/formats.sh
 

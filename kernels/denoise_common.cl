@@ -111,7 +111,8 @@ static float denoise_pick_channel(float4 v, int channel)
  * 'container' is the largest value of a sample's storage unit (255 or
  * 65535). The stored integer is recovered first, since devices convert
  * normalised samples to float in different ways (v / 255 or v * (1 / 255)),
- * so that every device and the golden model see the same values. The plane
+ * so that every device and the golden model see the same values; the
+ * value of a float format (container 1.0) is taken as it is. The plane
  * starts 'offset' floats into dst (a slot of a ring of planes). It may be
  * larger than the image (a small plane padded for the filter): the image is
  * then mirrored about its last column and row (and about its first and
@@ -129,16 +130,22 @@ static int denoise_mirror(int i, int size)
     return m < size ? m : 2 * size - 1 - m;
 }
 
+/* Sample (x, y) of the plane (mirrored as above) as the image read
+ * returns it: normalised, or the value of a float format. */
+static float denoise_read_sample(__read_only image2d_t src, int channel,
+                                 int x, int y, float container)
+{
+    return denoise_pick_channel(read_imagef(src, denoise_sampler,
+                                            (int2)(denoise_mirror(x, get_image_width(src)),
+                                                   denoise_mirror(y, get_image_height(src)))),
+                                channel);
+}
+
 /* The stored integer of sample (x, y) of the plane (mirrored as above). */
 static float denoise_load_sample(__read_only image2d_t src, int channel,
                                  int x, int y, float container)
 {
-    float v = denoise_pick_channel(read_imagef(src, denoise_sampler,
-                                               (int2)(denoise_mirror(x, get_image_width(src)),
-                                                      denoise_mirror(y, get_image_height(src)))),
-                                   channel);
-
-    return rint(v * container);
+    return rint(denoise_read_sample(src, channel, x, y, container) * container);
 }
 
 /* A loaded sample (the stored integer) as a float plane holds it, in the
@@ -153,7 +160,7 @@ static uchar denoise_as_byte(float stored, float container)
     return convert_uchar_sat(stored);
 }
 
-#define DENOISE_LOAD_KERNEL(name, type, convert)                               \
+#define DENOISE_LOAD_KERNEL(name, type, sample, convert)                       \
 __kernel void name(__read_only image2d_t src, int channel, __global type *dst, \
                    int width, int height, float container, uint offset)        \
 {                                                                              \
@@ -164,15 +171,19 @@ __kernel void name(__read_only image2d_t src, int channel, __global type *dst, \
         return;                                                                \
     for (int y = y0; y < min(y0 + IO_ROWS, height); y++)                       \
         dst[offset + y * width + x] =                                          \
-            convert(denoise_load_sample(src, channel, x, y, container),        \
-                    container);                                                \
+            convert(sample(src, channel, x, y, container), container);         \
 }
 
-DENOISE_LOAD_KERNEL(denoise_load_plane, float, denoise_as_float)
+DENOISE_LOAD_KERNEL(denoise_load_plane, float, denoise_load_sample,
+                    denoise_as_float)
 /* into a plane of bytes, for 8-bit frames (container 255), whose float
  * planes hold the stored integers themselves: the same values in a quarter
  * of the memory */
-DENOISE_LOAD_KERNEL(denoise_load_plane_u8, uchar, denoise_as_byte)
+DENOISE_LOAD_KERNEL(denoise_load_plane_u8, uchar, denoise_load_sample,
+                    denoise_as_byte)
+/* float formats (container 1.0): the value, times 255 */
+DENOISE_LOAD_KERNEL(denoise_load_plane_float, float, denoise_read_sample,
+                    denoise_as_float)
 
 /* Quantise a value in the 8-bit scale to the samples the format can hold.
  * 'container' is the largest value of the storage unit (255 or 65535) and
@@ -187,42 +198,46 @@ static float denoise_quantise(float v, float container, int shift)
     return q * unit / container;
 }
 
+/* A value in the 8-bit scale as a float format holds it (container 1.0):
+ * neither rounded nor clamped. */
+static float denoise_unscale(float v, float container, int shift)
+{
+    return v * (container / 255.0f);
+}
+
 /*
  * Write an image of up to four channels. Channel c (0 to 2) takes its value
  * from plane c (rows of 'pitch' floats, at least 'width') when bit c of
  * 'mask' is set, or else is copied from the source image unchanged, as the
  * fourth channel (alpha) always is. A work-item writes IO_ROWS rows of a
- * column.
+ * column. 'encode' turns a value into the one the image write takes.
  */
-__kernel void denoise_store_plane(__write_only image2d_t dst,
-                                  __read_only image2d_t src,
-                                  __global const float *plane0,
-                                  __global const float *plane1,
-                                  __global const float *plane2,
-                                  int mask,
-                                  int width,
-                                  int height,
-                                  int pitch,
-                                  float container,
-                                  int shift)
-{
-    int x = get_global_id(0);
-    int y0 = get_global_id(1) * IO_ROWS;
-
-    if (x >= width)
-        return;
-    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {
-        float4 v = read_imagef(src, denoise_sampler, (int2)(x, y));
-
-        if (mask & 1)
-            v.x = denoise_quantise(plane0[y * pitch + x], container, shift);
-        if (mask & 2)
-            v.y = denoise_quantise(plane1[y * pitch + x], container, shift);
-        if (mask & 4)
-            v.z = denoise_quantise(plane2[y * pitch + x], container, shift);
-        write_imagef(dst, (int2)(x, y), v);
-    }
+#define DENOISE_STORE_KERNEL(name, encode)                                     \
+__kernel void name(__write_only image2d_t dst, __read_only image2d_t src,      \
+                   __global const float *plane0, __global const float *plane1, \
+                   __global const float *plane2, int mask, int width,          \
+                   int height, int pitch, float container, int shift)          \
+{                                                                              \
+    int x = get_global_id(0);                                                  \
+    int y0 = get_global_id(1) * IO_ROWS;                                       \
+                                                                               \
+    if (x >= width)                                                            \
+        return;                                                                \
+    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {                     \
+        float4 v = read_imagef(src, denoise_sampler, (int2)(x, y));            \
+                                                                               \
+        if (mask & 1)                                                          \
+            v.x = encode(plane0[y * pitch + x], container, shift);             \
+        if (mask & 2)                                                          \
+            v.y = encode(plane1[y * pitch + x], container, shift);             \
+        if (mask & 4)                                                          \
+            v.z = encode(plane2[y * pitch + x], container, shift);             \
+        write_imagef(dst, (int2)(x, y), v);                                    \
+    }                                                                          \
 }
+
+DENOISE_STORE_KERNEL(denoise_store_plane, denoise_quantise)
+DENOISE_STORE_KERNEL(denoise_store_plane_float, denoise_unscale)
 
 /*
  * RGB to opponent channels Y, U, V: Y = (R + G + B) / 3, U = (R - B) / 2,

@@ -66,6 +66,8 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
 #if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(59, 42, 100) /* 8.0 and later */
     AV_PIX_FMT_AYUV,
 #endif
+    /* floats, nominally 0 to 1, written back neither rounded nor clamped */
+    AV_PIX_FMT_GRAYF32,   AV_PIX_FMT_GBRPF32,   AV_PIX_FMT_GBRAPF32,
     AV_PIX_FMT_NONE,
 };
 
@@ -122,8 +124,10 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
                             !!(desc->flags & AV_PIX_FMT_FLAG_ALPHA);
     layout->nb_planes     = av_pix_fmt_count_planes(sw_format);
     layout->is_rgb        = !!(desc->flags & AV_PIX_FMT_FLAG_RGB);
+    layout->is_float      = !!(desc->flags & AV_PIX_FMT_FLAG_FLOAT);
     layout->shift         = desc->comp[0].shift;
-    layout->container     = desc->comp[0].depth + desc->comp[0].shift > 8 ?
+    layout->container     = layout->is_float ? 1.0f :
+                            desc->comp[0].depth + desc->comp[0].shift > 8 ?
                             65535.0f : 255.0f;
 
     /* The alpha component, last, is never filtered, but the size of its
@@ -449,7 +453,9 @@ static size_t device_max_work_group(cl_device_id device)
 static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_LOAD]              = "denoise_load_plane",
     [DENOISE_KERNEL_LOAD_U8]           = "denoise_load_plane_u8",
+    [DENOISE_KERNEL_LOAD_FLOAT]        = "denoise_load_plane_float",
     [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
+    [DENOISE_KERNEL_STORE_FLOAT]       = "denoise_store_plane_float",
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
     [DENOISE_KERNEL_SEARCH_TILED_8X4]  = "patch_search_tiled_8x4",
@@ -977,12 +983,13 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
         DENOISE_ARG(layout->container), DENOISE_ARG(offset),
     };
+    int kernel = dn->load_bytes      ? DENOISE_KERNEL_LOAD_U8    :
+                 layout->is_float    ? DENOISE_KERNEL_LOAD_FLOAT :
+                                       DENOISE_KERNEL_LOAD;
 
     av_assert0(!dn->load_bytes || (layout->container == 255.0f &&
                                    dn->noise.mode != DENOISE_NOISE_CURVE));
-    return ff_denoise_opencl_run(avctx, dn, dn->kernels[dn->load_bytes ?
-                                                        DENOISE_KERNEL_LOAD_U8 :
-                                                        DENOISE_KERNEL_LOAD],
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[kernel],
                                  args, FF_ARRAY_ELEMS(args), comp->width,
                                  ff_denoise_opencl_io_rows(comp->height), 0, 0, 0);
 }
@@ -1048,7 +1055,10 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(layout->container), DENOISE_ARG(layout->shift),
     };
 
-    return ff_denoise_opencl_run(avctx, dn, dn->kernels[DENOISE_KERNEL_STORE],
+    return ff_denoise_opencl_run(avctx, dn,
+                                 dn->kernels[layout->is_float ?
+                                             DENOISE_KERNEL_STORE_FLOAT :
+                                             DENOISE_KERNEL_STORE],
                                  args, FF_ARRAY_ELEMS(args),
                                  layout->plane_width[p],
                                  ff_denoise_opencl_io_rows(layout->plane_height[p]),

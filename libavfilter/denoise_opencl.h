@@ -103,9 +103,11 @@ typedef struct DenoiseLayout {
     int plane_width[DENOISE_MAX_COMPONENTS];  ///< image sizes
     int plane_height[DENOISE_MAX_COMPONENTS];
     int plane_pitch[DENOISE_MAX_COMPONENTS];  ///< row of its float planes
-    float container;     ///< largest value of a sample's storage unit
+    float container;     ///< largest value of a sample's storage unit (1.0
+                         ///< for float formats)
     int shift;           ///< unused low bits of a sample (p010: 6)
     int is_rgb;
+    int is_float;        ///< float samples, nominally 0 to 1
 } DenoiseLayout;
 
 /** Geometry of the patch search on one plane, and the kernel that runs it. */
@@ -327,7 +329,9 @@ typedef struct DenoiseNoise {
 enum DenoiseKernel {
     DENOISE_KERNEL_LOAD,
     DENOISE_KERNEL_LOAD_U8,
+    DENOISE_KERNEL_LOAD_FLOAT,
     DENOISE_KERNEL_STORE,
+    DENOISE_KERNEL_STORE_FLOAT,
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
     DENOISE_KERNEL_SEARCH_TILED_8X4,

@@ -96,10 +96,22 @@ expect_error "kernel"      'Unable to parse "kernel" option value "gauss"' nlm "
 expect_error "unknown"     "nosuchoption.*Option not found" nlm "nosuchoption=1"
 expect_error "not-a-number" 'Unable to parse "sigma" option value "abc"' nlm "sigma=abc"
 
-# software formats the OpenCL hwcontext carries but the filters do not (floats),
-# refused when the graph is configured
-expect_error "grayf32"     "Unsupported input format grayf32le.*Supported formats: gray" nlm "sigma=10" grayf32le
-expect_error "gbrpf32"     "Unsupported input format gbrpf32le"    nlm "sigma=10" gbrpf32le
+# software formats the OpenCL hwcontext carries but the filters do not (half
+# floats and 32-bit integers, which it reads as 16-bit integers and floats),
+# refused when the graph is configured; frames of zeros, since swscale
+# makes none of them
+# unsupported FILTER FORMAT BYTES: FILTER on 3 64x48 frames of BYTES bytes
+unsupported() {
+    head -c $((3 * $3)) /dev/zero > "$TMP/zeros.raw"
+    ff $DEV -f rawvideo -pix_fmt "$2" -s 64x48 -i "$TMP/zeros.raw" \
+       -vf "hwupload,$1=sigma=10,hwdownload,format=$2" -f null -
+}
+export -f unsupported
+export TMP
+expect_error "grayf16"     "Unsupported input format grayf16le.*Supported formats: gray" unsupported nlmeans_gpu grayf16le 6144
+expect_error "gbrpf16"     "Unsupported input format gbrpf16le"    unsupported nlmeans_gpu gbrpf16le 18432
+expect_error "bm3d grayf16"   "Unsupported input format grayf16le"    unsupported bm3d_gpu grayf16le 6144
+expect_error "vbm3d gray32le" "Unsupported input format gray32le"     unsupported vbm3d_gpu gray32le 12288
 
 # software frames without a device, no device, no OpenCL platform
 expect_error "sw-no-device" "Software frames need an OpenCL device" ff -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
@@ -122,7 +134,6 @@ expect_error "bm3d range=100" "parameter 'range' out of range"                  
 expect_error "bm3d thmse<-1"  "parameter 'thmse' out of range"                   bm "thmse=-2"
 expect_error "bm3d preset"    'Unable to parse "preset" option value "best"' bm "preset=best"
 expect_error "bm3d estim"     'Unable to parse "estim" option value "middle"' bm "estim=middle"
-expect_error "bm3d grayf32"   "Unsupported input format grayf32le"    bm "sigma=10" grayf32le
 # pc applies to YUV chroma only: a step above it is filtered where there is
 # none (gray, RGB, luma alone)
 expect_frames "nlm step>pc gray"  "nlmeans_gpu=sigma=30:pc=2:step=4"          gray    16x12
@@ -145,7 +156,6 @@ expect_error "vbm3d perframe=0"  "parameter 'perframe' out of range"            
 expect_error "vbm3d perframe=9"  "parameter 'perframe' out of range"               vbm "perframe=9"
 expect_error "vbm3d prange=100"  "parameter 'prange' out of range"                 vbm "prange=100"
 expect_error "vbm3d group=6"     "group \(6\) must be a power of two"  vbm "group=6"
-expect_error "vbm3d gbrapf32"   "Unsupported input format gbrapf32le"  vbm "sigma=10" gbrapf32le
 expect_frames "vbm3d 2x2 420"    "vbm3d_gpu=sigma=30"         yuv420p 2x2
 expect_frames "vbm3d 7x5 gray"   "vbm3d_gpu=sigma=30"         gray    7x5
 expect_frames "vbm3d 9x4 444"    "vbm3d_gpu=sigma=30:causal=1" yuv444p 9x4

@@ -14,7 +14,13 @@
 # - the alpha samples of the output: the input's, bit for bit (the source's
 #   alpha is noisy, so that a filtered or a constant alpha shows);
 # - the colour samples of the output differ from the input's (a filter that
-#   did nothing would pass the other checks).
+#   did nothing would pass the other checks);
+# - grayf32, gbrpf32 and gbrapf32 give the result of gray16, gbrp16 and
+#   gbrap16 on the same samples (v / 255 and v * 257 of 8-bit ones), the
+#   float output clamped and within 0.52 16-bit steps of it (half a step of
+#   rounding, and float rounding), alpha unchanged; and with 1 added to the
+#   input, values above 1 kept (the output less 1 as close, within an 8-bit
+#   step for the BM3D filters, whose Wiener weights see the offset).
 # A format the device cannot carry (ya8, ya16 and abgr have no image format
 # on PoCL) is skipped, and said so.
 #
@@ -40,7 +46,7 @@ denoise() {
 # frames of FILE, read byte for byte (tests/rawplanes.py), of those whose
 # names are in NAMES (default: the colour components)
 planes() {
-    python3 "$TESTS/rawplanes.py" "$1" $SIZE "$TMP/$2" | grep "^[${3:-RGBYUV}] "
+    python3 "$TESTS/rawplanes.py" md5 "$1" $SIZE "$TMP/$2" | grep "^[${3:-RGBYUV}] "
 }
 
 # carried FORMAT: whether the device takes frames of FORMAT
@@ -61,8 +67,8 @@ check() {
         return
     fi
     ff -f lavfi -i "$src,format=$fmt" -f rawvideo -y "$TMP/in.raw"
-    python3 "$TESTS/rawplanes.py" "$fmt" $SIZE "$TMP/in.raw" \
-        --planar "$planar" "$TMP/in-planar.raw"
+    python3 "$TESTS/rawplanes.py" planar "$fmt" $SIZE "$TMP/in.raw" \
+        "$planar" "$TMP/in-planar.raw"
     rm -f "$TMP/out.raw" "$TMP/out-planar.raw"
     if ! denoise "$filter" "$fmt" in.raw out.raw || [ ! -s "$TMP/out.raw" ] ||
        ! denoise "$filter" "$planar" in-planar.raw out-planar.raw; then
@@ -87,6 +93,48 @@ check() {
     ok "$name $fmt: colour as $planar$alpha"
 }
 
+# check_float FILTER EIGHT FLOAT WIDE STEPS [OFFSET]: FILTER on float
+# frames (FLOAT) against the 16-bit frames (WIDE) of the same noisy 8-bit
+# samples (EIGHT): v / 255 (plus OFFSET on the colour components) and
+# v * 257; the float output, less OFFSET and clamped as the 16-bit one is,
+# within STEPS 16-bit steps of it, and alpha unchanged
+check_float() {
+    local filter=$1 name=${1%%=*} eight=$2 fmt=$3 wide=$4 steps=$5 offset=${6:-0}
+    local worst alpha="" label="$name $fmt${6:+ + $6}"
+    RUN=$((RUN + 1))
+    if ! carried "$fmt"; then
+        skip "$label: the device cannot carry $fmt"
+        return
+    fi
+    ff -f lavfi -i "$(noisy "${eight/gray/yuv444p}"),format=$eight" -f rawvideo -y "$TMP/in8.raw"
+    python3 "$TESTS/rawplanes.py" widen "$eight" $SIZE "$TMP/in8.raw" "$wide" "$TMP/in16.raw"
+    python3 "$TESTS/rawplanes.py" widen "$eight" $SIZE "$TMP/in8.raw" "$fmt" "$TMP/inf.raw" "$offset"
+    rm -f "$TMP/outf.raw" "$TMP/out16.raw"
+    if ! denoise "$filter" "$fmt" inf.raw outf.raw || [ ! -s "$TMP/outf.raw" ] ||
+       ! denoise "$filter" "$wide" in16.raw out16.raw; then
+        fail "$label: did not run"
+        return
+    fi
+    if [ "$(planes "$wide" out16.raw)" = "$(planes "$wide" in16.raw)" ]; then
+        fail "$label: the colour samples are the input's"
+        return
+    fi
+    worst=$(python3 "$TESTS/rawplanes.py" floatdiff "$fmt" $SIZE "$TMP/outf.raw" \
+            "$wide" "$TMP/out16.raw" "$offset")
+    if [ -n "$(planes "$fmt" inf.raw A)" ]; then
+        if [ "$(planes "$fmt" outf.raw A)" != "$(planes "$fmt" inf.raw A)" ]; then
+            fail "$label: alpha differs from the input's"
+            return
+        fi
+        alpha=", alpha unchanged"
+    fi
+    if python3 -c "import sys; sys.exit(not $worst <= $steps)"; then
+        ok "$label: as $wide within $worst 16-bit steps$alpha"
+    else
+        fail "$label: $worst 16-bit steps from $wide (more than $steps)"
+    fi
+}
+
 for filter in nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20; do
     for fmt in rgba bgra argb abgr gbrap; do
         check "$filter" gbrap "$fmt" gbrp
@@ -104,5 +152,18 @@ for filter in nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20; do
     check "$filter" ya16le ya16le gray16le
     check "$filter" yuv440p yuvj440p yuv440p
     check "$filter" yuv411p yuvj411p yuv411p
+    # the same values but for the 16-bit rounding (half a step) and float
+    # rounding (measured: up to 0.505 steps)
+    check_float "$filter" gray grayf32le gray16le 0.52
+    check_float "$filter" gbrp gbrpf32le gbrp16le 0.52
+    check_float "$filter" gbrap gbrapf32le gbrap16le 0.52
+    # values above 1 kept: nlmeans_gpu's weights see differences only (0.527
+    # steps measured), BM3D's Wiener weights the DC coefficient too (45
+    # steps): within an 8-bit step, where a clamp at 1 would be 255 of them
+    if [ "${filter%%=*}" = nlmeans_gpu ]; then
+        check_float "$filter" gray grayf32le gray16le 0.55 1
+    else
+        check_float "$filter" gray grayf32le gray16le 257 1
+    fi
 done
 summary -s formats.sh checks

@@ -44,6 +44,7 @@ if [ $# -eq 0 ]; then
     # all their cases the per-patch search takes 6 minutes there and
     # patch_search_rows more than 18)
     set -- denoise_load_plane denoise_load_plane_u8 denoise_store_plane \
+        denoise_load_plane_float denoise_store_plane_float \
         bm3d_normalise bm3d_filter_ht bm3d_filter_wiener nlmeans_weights \
         nlmeans_aggregate vbm3d_search patch_search_edge noise_select \
         noise_accumulate noise_vst noise_blocks denoise_opponent_forward \

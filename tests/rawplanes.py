@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
-"""The MD5 of each component of raw video frames, read byte for byte (no
-conversion, which swscale does not always do exactly at 16 bits):
+"""Components of raw video frames, read byte for byte (no conversion,
+which swscale does not always do exactly at 16 bits), for tests/formats.sh:
 
-    tests/rawplanes.py FORMAT WxH FILE [--planar PLANAR OUT]
-
-prints one line per component, "NAME MD5", in the order R G B Y U V A of
-those the format has, each over the component's samples of every frame;
-with --planar, writes the frames instead to OUT in the planar format
-PLANAR, of the same sample size and of components FORMAT has (the same
-subsampling). FORMAT: one of the formats of tests/formats.sh.
+    tests/rawplanes.py md5 FORMAT WxH FILE
+        one line per component, "NAME MD5", in the order R G B Y U V A of
+        those the format has, each over the component's samples of every
+        frame;
+    tests/rawplanes.py planar FORMAT WxH FILE PLANAR OUT
+        the frames in the planar format PLANAR, of the same sample size and
+        of components FORMAT has (the same subsampling), into OUT;
+    tests/rawplanes.py widen FORMAT WxH FILE WIDE OUT [OFFSET]
+        8-bit frames (gray, gbrp, gbrap) as 16-bit ones (v * 257) or float
+        ones (v / 255, plus OFFSET on the colour components) of the same
+        planes, WIDE, into OUT;
+    tests/rawplanes.py floatdiff FLOAT WxH FILE WIDE FILE2 [OFFSET]
+        the largest difference between the colour samples of float frames,
+        less OFFSET and clamped to 0 .. 1, and those of 16-bit frames, in
+        16-bit steps.
 """
 
 import hashlib
+import struct
 import sys
 
 # planar: the planes' components in memory order, with the chroma
@@ -30,6 +39,8 @@ PLANAR = {
     'yuva444p': ('YUVA', 0, 0),
     'yuva420p16le': ('YUVA', 1, 1), 'yuva422p16le': ('YUVA', 1, 0),
     'yuva444p16le': ('YUVA', 0, 0),
+    'grayf32le': ('Y', 0, 0), 'gbrpf32le': ('GBR', 0, 0),
+    'gbrapf32le': ('GBRA', 0, 0),
 }
 # packed: the components of a pixel in memory order
 PACKED = {
@@ -40,6 +51,8 @@ PACKED = {
 
 
 def sample_bytes(fmt):
+    if 'f32' in fmt:
+        return 4
     return 2 if '16' in fmt or fmt.endswith('64le') else 1
 
 
@@ -76,22 +89,60 @@ def planar_planes(fmt, width, height):
             for name in order]
 
 
-def main():
-    fmt, size, path = sys.argv[1:4]
+def read(fmt, size, path):
     width, height = (int(v) for v in size.split('x'))
     with open(path, 'rb') as f:
-        video = frames(fmt, width, height, f.read())
-    if len(sys.argv) > 4:
-        # --planar FORMAT OUT: the frames in a planar format
-        planar, out = sys.argv[5:7]
-        with open(out, 'wb') as f:
-            for comps in video:
-                for name, _, _ in planar_planes(planar, width, height):
-                    f.write(comps[name])
-        return
-    for name in 'RGBYUVA':
-        if video and name in video[0]:
-            print(name, hashlib.md5(b''.join(c[name] for c in video)).hexdigest())
+        return frames(fmt, width, height, f.read()), width, height
+
+
+def write_planar(fmt, width, height, video, path):
+    with open(path, 'wb') as f:
+        for comps in video:
+            for name, _, _ in planar_planes(fmt, width, height):
+                f.write(comps[name])
+
+
+def widen(samples, wide, offset):
+    if 'f32' in wide:
+        return struct.pack('<%df' % len(samples),
+                           *(v / 255.0 + offset for v in samples))
+    return struct.pack('<%dH' % len(samples), *(v * 257 for v in samples))
+
+
+def floatdiff(fvideo, gvideo, offset):
+    worst = 0.0
+    for fc, gc in zip(fvideo, gvideo):
+        for name in fc:
+            if name == 'A':
+                continue
+            f = struct.unpack('<%df' % (len(fc[name]) // 4), fc[name])
+            g = struct.unpack('<%dH' % (len(gc[name]) // 2), gc[name])
+            for a, b in zip(f, g):
+                worst = max(worst, abs(min(max(a - offset, 0.0), 1.0) * 65535 - b))
+    return worst
+
+
+def main():
+    cmd, fmt, size, path = sys.argv[1:5]
+    video, width, height = read(fmt, size, path)
+    if cmd == 'md5':
+        for name in 'RGBYUVA':
+            if video and name in video[0]:
+                print(name, hashlib.md5(b''.join(c[name] for c in video)).hexdigest())
+    elif cmd == 'planar':
+        write_planar(sys.argv[5], width, height, video, sys.argv[6])
+    elif cmd == 'widen':
+        wide = sys.argv[5]
+        offset = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
+        video = [{name: widen(data, wide, 0.0 if name == 'A' else offset)
+                  for name, data in comps.items()} for comps in video]
+        write_planar(wide, width, height, video, sys.argv[6])
+    elif cmd == 'floatdiff':
+        offset = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
+        wide, _, _ = read(sys.argv[5], size, sys.argv[6])
+        print('%.4f' % floatdiff(video, wide, offset))
+    else:
+        sys.exit('unknown command %s' % cmd)
 
 
 if __name__ == '__main__':

@@ -141,14 +141,16 @@ def filter_options(ffmpeg, name):
 
 def supported_formats(ffmpeg, dev, name):
     """The formats filter NAME accepts: those it lists when it refuses
-    grayf32le (floats, which the OpenCL hwcontext carries)."""
+    grayf16le (half floats, which the OpenCL hwcontext carries; frames of
+    zeros, since swscale makes none)."""
     cmd = [ffmpeg] + tl.QUIET + dev + [
-        "-f", "lavfi", "-i", "testsrc2=s=16x16:r=25,trim=end_frame=1,format=grayf32le",
-        "-vf", "hwupload,%s,hwdownload,format=grayf32le" % name, "-f", "null", "-"]
+        "-f", "rawvideo", "-pix_fmt", "grayf16le", "-s", "16x16", "-i", "/dev/zero",
+        "-vf", "hwupload,%s,hwdownload,format=grayf16le" % name, "-frames:v", "1",
+        "-f", "null", "-"]
     p = tl.run(cmd, timeout=120, stdout=False)
     m = re.search(r"Supported formats: ([^\n]*)\.", p.err)
     if p.rc == 0 or not m:
-        sys.exit("FAIL %s: grayf32le not refused with the list of supported formats:\n%s\n%s"
+        sys.exit("FAIL %s: grayf16le not refused with the list of supported formats:\n%s\n%s"
                  % (name, shlex.join(cmd), p.err[-2000:]))
     return [f.strip() for f in m.group(1).split(",")]
 
@@ -237,7 +239,7 @@ def usable_formats(ffmpeg, dev, filters):
     fmts = [f for f in common if f not in semi and f not in alpha]
     log("formats: %s" % ", ".join(fmts))
     log("left out (two-channel, PoCL cannot download them): %s" % ", ".join(semi))
-    log("left out (alpha or packed: tests/formats.sh): %s" % ", ".join(alpha))
+    log("left out (alpha, packed or float: tests/formats.sh): %s" % ", ".join(alpha))
     return {f: Layout(f) for f in fmts}, semi
 
 

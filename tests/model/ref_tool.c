@@ -95,8 +95,7 @@ int ref_write_planes(const char *name, float *const *planes, int pitch,
     return pnm_write(name, img);
 }
 
-/* i mirrored into 0 .. size - 1 (about the last sample, then the first...) */
-static int ref_mirror(int i, int size)
+int ref_mirror(int i, int size)
 {
     int m = i % (2 * size);
 

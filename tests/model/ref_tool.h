@@ -50,6 +50,10 @@ unsigned ref_quantise(float v, int maxval);
  */
 void ref_set_shift(int shift);
 
+/* i mirrored into 0 .. size - 1 (about the last sample, then the first...),
+ * as a small plane is padded (ref_pad_image()) */
+int ref_mirror(int i, int size);
+
 /*
  * Channel c of the interleaved samples of 'img' on the 8-bit scale, into
  * width * height floats.

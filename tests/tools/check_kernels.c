@@ -31,6 +31,9 @@
  *   denoise_store_plane  the same formats, channel masks (alpha, the
  *                        fourth channel, copied), padded pitches against
  *                        ref_tool.c's ref_quantise()
+ *   denoise_load_plane_float and _store_plane_float  float images of 1, 2
+ *                        and 4 channels, values beyond 0 .. 1 too: times
+ *                        255 and times 1 / 255, bit for bit
  *   denoise_opponent_forward  RGB to opponent channels and back, in a slot
  *   and _inverse         of rings of three planes, integer and float
  *                        samples, against opponent.h: bit for bit, the
@@ -830,12 +833,18 @@ static cl_channel_order channel_order(int channels)
     return channels == 4 ? CL_RGBA : channels == 2 ? CL_RG : CL_R;
 }
 
+/* The type of samples of 1, 2 or 4 bytes (4: float formats). */
+static cl_channel_type channel_type(int bytes)
+{
+    return bytes == 4 ? CL_FLOAT : bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8;
+}
+
 static cl_mem new_image(int width, int height, int channels, int bytes,
                         const void *data)
 {
     cl_image_format fmt = {
         channel_order(channels),
-        bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8,
+        channel_type(bytes),
     };
     cl_image_desc desc = { 0 };
     cl_int err;
@@ -860,7 +869,7 @@ static int image_supported(int channels, int bytes)
     cl_image_format f[256];
     cl_uint n = 0;
     cl_channel_order order = channel_order(channels);
-    cl_channel_type type = bytes == 2 ? CL_UNORM_INT16 : CL_UNORM_INT8;
+    cl_channel_type type = channel_type(bytes);
 
     clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D,
                                256, f, &n);
@@ -1199,6 +1208,170 @@ static void check_store(cl_program prog)
             }
         }
     }
+    check_end(&c);
+    clReleaseKernel(k);
+}
+
+/* ---------------------------------------------------------------------- */
+/* denoise_load_plane_float, denoise_store_plane_float                    */
+
+/* A random sample of a float format: nominally 0 to 1, but also beyond
+ * (HDR, negative), exactly 0 and 1, and values of 8-bit samples. */
+static float random_float_sample(void)
+{
+    switch (rnd(6)) {
+    case 0:  return rnd(2) ? 0.0f : 1.0f;
+    case 1:  return rndf(-0.5f, 0.0f);
+    case 2:  return rndf(1.0f, 40.0f);
+    case 3:  return (float)rnd(256) / 255.0f;
+    default: return rndf(0.0f, 1.0f);
+    }
+}
+
+/*
+ * One case: channel 'channel' of a random float image of 'channels'
+ * channels, w x h, loaded into slot 1 of a ring of two planes of pw x ph.
+ * Reference: the sample (mirrored into a padded plane as ref_mirror()
+ * does) times 255 in float, bit for bit; slot 0 untouched.
+ */
+static void load_float_case(Check *c, cl_kernel k, int channels, int channel,
+                            int w, int h, int pad)
+{
+    int pw = w > pad ? w : pad, ph = h > pad ? h : pad;
+    size_t n = (size_t)w * h * channels, plane = (size_t)pw * ph;
+    float *data = alloc_or_die(n * sizeof(float));
+    float *got  = alloc_or_die(2 * plane * sizeof(float));
+    float *exp  = alloc_or_die(2 * plane * sizeof(float));
+    float container = 1.0f;
+    cl_uint offset = plane;
+    cl_mem src, dst;
+    long i;
+
+    for (size_t j = 0; j < n; j++)
+        data[j] = random_float_sample();
+    for (size_t j = 0; j < 2 * plane; j++)
+        exp[j] = -1234.5f;
+    src = new_image(w, h, channels, 4, data);
+    dst = new_buffer(2 * plane * sizeof(float), exp);
+    {
+        const Arg args[] = {
+            ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
+            ARG(container), ARG(offset),
+        };
+        run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
+    }
+    read_buffer(dst, 2 * plane * sizeof(float), got);
+    for (int y = 0; y < ph; y++)
+        for (int x = 0; x < pw; x++) {
+            size_t s = ((size_t)ref_mirror(y, h) * w + ref_mirror(x, w)) * channels;
+            exp[plane + (size_t)y * pw + x] = data[s + channel] * 255.0f;
+        }
+
+    c->cases++;
+    i = first_float_diff(got, exp, 2 * plane);
+    if (i >= 0)
+        check_fail(c, "%d channel(s), channel %d, image %dx%d, plane %dx%d: "
+                   "slot %ld, (%ld, %ld): got %.9g, expected %.9g", channels,
+                   channel, w, h, pw, ph, i / (long)plane, i % (long)plane % pw,
+                   i % (long)plane / pw, got[i], exp[i]);
+    release_mem(src);
+    release_mem(dst);
+    free(data);
+    free(got);
+    free(exp);
+}
+
+/*
+ * One case: a float image of 'channels' channels, w x h, written from
+ * planes of pitch 'pitch' for the channels of 'mask' (of the first three),
+ * the others copied from a random source image. Reference: the plane's
+ * value times (1 / 255) in float, neither rounded nor clamped, bit for bit;
+ * the source's samples for the other channels (alpha always).
+ */
+static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
+                             int w, int h, int pitch)
+{
+    size_t n = (size_t)w * h * channels, plane = (size_t)pitch * h;
+    float *data = alloc_or_die(n * sizeof(float));
+    float *got  = alloc_or_die(n * sizeof(float));
+    float *p[3];
+    float container = 1.0f;
+    int shift = 0;
+    cl_mem src, dst, buf[3];
+
+    for (size_t j = 0; j < n; j++)
+        data[j] = random_float_sample();
+    for (int i = 0; i < 3; i++) {
+        p[i] = alloc_or_die(plane * sizeof(float));
+        for (size_t j = 0; j < plane; j++)
+            p[i][j] = random_float_sample() * 255.0f;
+        buf[i] = new_buffer(plane * sizeof(float), p[i]);
+    }
+    src = new_image(w, h, channels, 4, data);
+    memset(got, 0x5a, n * sizeof(float));
+    dst = new_image(w, h, channels, 4, got);
+    {
+        int used = mask & 1 ? 0 : mask & 2 ? 1 : 2;
+        cl_mem plane0 = mask & 1 ? buf[0] : buf[used];
+        cl_mem plane1 = mask & 2 ? buf[1] : buf[used];
+        cl_mem plane2 = mask & 4 ? buf[2] : buf[used];
+        const Arg args[] = {
+            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(plane2),
+            ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
+        };
+        run_kernel(k, args, 11, w, io_rows(h), 0, 0);
+    }
+    read_image(dst, w, h, got);
+
+    c->cases++;
+    for (size_t i = 0; i < n; i++) {
+        int ch = (int)(i % channels);
+        size_t s = i / channels;
+        float e = mask & (1 << ch) ?
+                  p[ch][s / w * pitch + s % w] * (1.0f / 255.0f) : data[i];
+        if (memcmp(&got[i], &e, sizeof(e))) {
+            check_fail(c, "%d channel(s), mask %d, %dx%d, pitch %d: (%zu, %zu) "
+                       "channel %d: got %.9g, expected %.9g", channels, mask,
+                       w, h, pitch, s % w, s / w, ch, got[i], e);
+            break;
+        }
+    }
+    release_mem(src);
+    release_mem(dst);
+    for (int i = 0; i < 3; i++) {
+        release_mem(buf[i]);
+        free(p[i]);
+    }
+    free(data);
+    free(got);
+}
+
+/* denoise_load_plane_float and denoise_store_plane_float on images of 1,
+ * 2 and 4 float channels (where the device has them). */
+static void check_float_io(cl_program prog, int store)
+{
+    const char *name = store ? "denoise_store_plane_float" : "denoise_load_plane_float";
+    cl_kernel k = get_kernel(prog, name);
+    Check c;
+
+    check_begin(&c, name);
+    for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++)
+        for (int i = 0; i < 3; i++) {
+            int ch = image_channels[i];
+            int w = load_sizes[s].w, h = load_sizes[s].h, pad = load_sizes[s].pad;
+
+            if (!image_supported(ch, 4)) {
+                snprintf(c.note, sizeof(c.note), "%d-channel float images "
+                         "not supported here: skipped", ch);
+                continue;
+            }
+            if (store)
+                for (int mask = 1; mask < 1 << (ch < 3 ? ch : 3); mask++)
+                    store_float_case(&c, k, ch, mask, w, h, w > pad ? w : pad);
+            else
+                for (int channel = 0; channel < ch; channel++)
+                    load_float_case(&c, k, ch, channel, w, h, pad);
+        }
     check_end(&c);
     clReleaseKernel(k);
 }
@@ -3862,6 +4035,10 @@ int main(int argc, char **argv)
         check_load(progs[0], 1);
     if (selected("denoise_store_plane"))
         check_store(progs[0]);
+    if (selected("denoise_load_plane_float"))
+        check_float_io(progs[0], 0);
+    if (selected("denoise_store_plane_float"))
+        check_float_io(progs[0], 1);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
