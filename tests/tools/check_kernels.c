@@ -1071,7 +1071,7 @@ static void check_load(cl_program prog, int to_bytes)
                 for (int channel = 0; channel < ch; channel++)
                     if (!image_supported(ch, formats[fi].bytes))
                         snprintf(c.note, sizeof(c.note), "%d-channel images "
-                                 "of %d bytes not supported here: skipped",
+                                 "of %d-byte samples not supported here: skipped",
                                  ch, formats[fi].bytes);
                     else
                         load_case(&c, k, &formats[fi], ch, channel,
@@ -1100,6 +1100,25 @@ static float random_plane_value(const Format *f)
     case 3:  return (rnd((unsigned)(255.0f / unit)) + 0.5f) * unit;
     default: return rndf(0.0f, 255.0f);
     }
+}
+
+/* A store kernel writing dst from src and the planes of 'mask' of buf[3],
+ * as store_frame() runs it: an unused plane argument gets a written one's
+ * buffer. */
+static void run_store(cl_kernel k, cl_mem dst, cl_mem src, const cl_mem *buf,
+                      int mask, int w, int h, int pitch, float container,
+                      int shift)
+{
+    int used = mask & 1 ? 0 : mask & 2 ? 1 : 2;
+    cl_mem plane0 = mask & 1 ? buf[0] : buf[used];
+    cl_mem plane1 = mask & 2 ? buf[1] : buf[used];
+    cl_mem plane2 = mask & 4 ? buf[2] : buf[used];
+    const Arg args[] = {
+        ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(plane2),
+        ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
+    };
+
+    run_kernel(k, args, 11, w, io_rows(h), 0, 0);
 }
 
 /*
@@ -1132,19 +1151,7 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
     memset(got, 0x5a, n * f->bytes);
     dst = new_image(w, h, channels, f->bytes, got);
 
-    {
-        /* store_frame(): an unused plane argument gets a written one's
-         * buffer */
-        int used = mask & 1 ? 0 : mask & 2 ? 1 : 2;
-        cl_mem plane0 = mask & 1 ? buf[0] : buf[used];
-        cl_mem plane1 = mask & 2 ? buf[1] : buf[used];
-        cl_mem plane2 = mask & 4 ? buf[2] : buf[used];
-        const Arg args[] = {
-            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(plane2),
-            ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
-        };
-        run_kernel(k, args, 11, w, io_rows(h), 0, 0);
-    }
+    run_store(k, dst, src, buf, mask, w, h, pitch, container, shift);
     read_image(dst, w, h, got);
 
     c->cases++;
@@ -1199,7 +1206,7 @@ static void check_store(cl_program prog)
 
                 if (!image_supported(ch, formats[fi].bytes)) {
                     snprintf(c.note, sizeof(c.note), "%d-channel images of "
-                             "%d bytes not supported here: skipped",
+                             "%d-byte samples not supported here: skipped",
                              ch, formats[fi].bytes);
                     continue;
                 }
@@ -1310,17 +1317,7 @@ static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
     src = new_image(w, h, channels, 4, data);
     memset(got, 0x5a, n * sizeof(float));
     dst = new_image(w, h, channels, 4, got);
-    {
-        int used = mask & 1 ? 0 : mask & 2 ? 1 : 2;
-        cl_mem plane0 = mask & 1 ? buf[0] : buf[used];
-        cl_mem plane1 = mask & 2 ? buf[1] : buf[used];
-        cl_mem plane2 = mask & 4 ? buf[2] : buf[used];
-        const Arg args[] = {
-            ARG(dst), ARG(src), ARG(plane0), ARG(plane1), ARG(plane2),
-            ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
-        };
-        run_kernel(k, args, 11, w, io_rows(h), 0, 0);
-    }
+    run_store(k, dst, src, buf, mask, w, h, pitch, container, shift);
     read_image(dst, w, h, got);
 
     c->cases++;
