@@ -20,7 +20,9 @@
 #   float output clamped and within 0.52 16-bit steps of it (half a step of
 #   rounding, and float rounding), alpha unchanged; and with 1 added to the
 #   input, values above 1 kept (the output less 1 as close, within an 8-bit
-#   step for the BM3D filters, whose Wiener weights see the offset).
+#   step for the BM3D filters, whose Wiener weights see the offset);
+# - grayf32 frames with NaN and infinite samples come out, all of them,
+#   without a crash or a hang.
 # A format the device cannot carry (ya8, ya16 and abgr have no image format
 # on PoCL) is skipped, and said so.
 #
@@ -135,7 +137,32 @@ check_float() {
     fi
 }
 
+# nonfinite FILTER: grayf32 frames with NaN and infinite samples (not
+# video, but a float format can hold them): every frame out, no crash, no
+# hang (what comes out is not defined)
+nonfinite() {
+    local w=${SIZE%x*} h=${SIZE#*x} n
+    RUN=$((RUN + 1))
+    python3 -c "
+import random, struct
+random.seed(1)
+v = [random.choice((float('nan'), float('inf'), -float('inf'))) if random.random() < 0.1
+     else random.random() for _ in range(3 * $w * $h)]
+open('$TMP/nan.raw', 'wb').write(struct.pack('<%df' % len(v), *v))"
+    rm -f "$TMP/nan-out.raw"
+    ff -t 120 $DEV -f rawvideo -pix_fmt grayf32le -s $SIZE -i "$TMP/nan.raw" \
+       -vf "hwupload,$1,hwdownload,format=grayf32le" -f rawvideo -y "$TMP/nan-out.raw"
+    n=$(( $(stat -c %s "$TMP/nan-out.raw" 2> /dev/null || echo 0) / (w * h * 4) ))
+    if [ "$n" -eq 3 ]; then
+        ok "$1 on grayf32le with NaN and infinities: 3 frames out"
+    else
+        fail "$1 on grayf32le with NaN and infinities: $n frames out of 3"
+    fi
+}
+
 for filter in nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20; do
+    nonfinite "$filter"
+    nonfinite "${filter%%=*}=sigma=auto"
     for fmt in rgba bgra argb abgr gbrap; do
         check "$filter" gbrap "$fmt" gbrp
     done
