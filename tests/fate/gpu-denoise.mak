@@ -42,9 +42,9 @@ endef
 # $(1): test name, $(2): filter, $(3): size, $(4): 8-bit format,
 # $(5): tested format, $(6): filter options (':'-separated), $(7): frames
 # (3, or 8 from a longer source), $(8) (optional): a filter applied to the
-# noisy 8-bit picture (geq only)
+# noisy 8-bit picture (lutyuv only: geq's p() differs in 5.1)
 define GPU_DENOISE_MD5_TEST
-FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) FRAMEMD5_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER $(if $(8),GEQ_FILTER)) += fate-$(1)
+FATE_GPU_DENOISE-$$(call ALLYES, $$(GPU_DENOISE_DEPS) FRAMEMD5_MUXER $(shell echo $(2) | tr a-z A-Z)_FILTER $(if $(8),LUTYUV_FILTER)) += fate-$(1)
 fate-$(1): CMD = framemd5 $$(GPU_DENOISE_DEVICE) -lavfi "$$(if $$(filter 8,$(7)),$$(subst d=0.6,d=1.6,$$(call GPU_DENOISE_SRC,$(3),$(4),$(5),$(8))),$$(call GPU_DENOISE_SRC,$(3),$(4),$(5),$(8))),hwupload,$(2)=$(6),hwdownload,format=$(5)" -frames:v $(7)
 endef
 
@@ -201,7 +201,7 @@ $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-auto-gray16,bm3d_gpu,64:48,yuv444p,g
 $(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3))
 # bright samples only (200 to 255, the noise scaled with them): the
 # inverse transform's last segment
-$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve-bright,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3,geq=lum=200+p(X\,Y)*55/255))
+$(eval $(call GPU_DENOISE_MD5_TEST,bm3d-gpu-curve-bright,bm3d_gpu,96:72,yuv444p,gray,sigma=curve,3,lutyuv=y=200+val*55/255))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-auto,vbm3d_gpu,64:48,yuv420p,yuv420p,sigma=auto:past=2:future=2,8))
 $(eval $(call GPU_DENOISE_MD5_TEST,vbm3d-gpu-curve,vbm3d_gpu,96:72,yuv444p,gray,sigma=curve,8))
 
