@@ -23,8 +23,8 @@
 #   step for the BM3D filters, whose Wiener weights see the offset);
 # - grayf32 frames with NaN and infinite samples come out, all of them,
 #   without a crash or a hang.
-# A format the device cannot carry (ya8, ya16 and abgr have no image format
-# on PoCL) is skipped, and said so.
+# A format the device cannot carry (ya8, ya16, abgr and bgra64 have no image
+# format on PoCL, abgr and bgra64 none on an H200) is skipped, and said so.
 #
 #   FFMPEG=... [OPENCL_DEVICE=P.D] tests/formats.sh    (make check-formats)
 
