@@ -32,12 +32,18 @@ with a time limit. A case passes when
     device limit). Any other error of the filter ("Failed to enqueue
     kernel", "Kernel failed", ...) fails the case.
 
-Where the device carries two-channel images (GPUs), every third random
-case (K divisible by 3) that passes on yuv420p, yuv422p or yuv444p frames
-runs again through the semi-planar format of the same subsampling (nv12,
-nv16, nv24: format=nv12 before hwupload, then back to planar after
-hwdownload, both exact) and must give the same bytes; the draw itself does
-not change, so case K of seed S stays the same everywhere.
+Every third random case (K divisible by 3) that passes on a planar format
+with variants (VARIANTS: the same samples with an alpha plane or channel,
+packed, or semi-planar; nv12, nv16 and nv24 only where the device carries
+two-channel images, GPUs; ya8 and ya16 likewise) runs again through one of
+them, the ((K / 3) mod n)-th of the n the device carries (format=V before
+hwupload, hwdownload into it) and must give the bytes of the planar
+run's output turned into it (swscale's conversions both ways are exact
+for these): the colour samples of the planar run, and alpha as it came in;
+the draw itself does not change, so case K of seed S stays the same
+everywhere. So the formats tests/formats.sh checks at one size also meet
+random sizes (odd and tiny ones among them), options, timelines and
+runtime commands.
 
 A timeout, a signal, an assertion, a wrong frame count, an accepted value
 out of range or a refusal without a message fails the test; each failure
@@ -207,28 +213,57 @@ class Layout:
         return w % (1 << self.log2w) == 0 and h % (1 << self.log2h) == 0
 
 
-# the semi-planar format of each planar 8-bit one (the same samples,
-# chroma interleaved): the variants of the cases on a device that carries them
-SEMI_PLANAR = {"yuv420p": "nv12", "yuv422p": "nv16", "yuv444p": "nv24"}
+# The formats holding the samples of a planar one otherwise: chroma
+# interleaved, an alpha plane or channel added (255 or 65535 on the way in,
+# dropped on the way out), or the channels packed. swscale converts each
+# way exactly (checked on noisy frames; not so between yuvj440p or yuvj411p
+# and their yuv formats, nor gbrap16 and gbrp16), so a case gives the same
+# bytes through them.
+VARIANTS = {
+    "gray": ["ya8"],
+    "gray16le": ["ya16le"],
+    "yuv420p": ["nv12", "yuva420p"],
+    "yuv422p": ["nv16", "yuva422p"],
+    "yuv444p": ["nv24", "yuva444p", "vuya", "ayuv"],
+    "yuv420p16le": ["yuva420p16le"],
+    "yuv422p16le": ["yuva422p16le"],
+    "yuv444p16le": ["yuva444p16le"],
+    "gbrp": ["gbrap", "rgba", "bgra", "argb", "abgr"],
+    "gbrp16le": ["rgba64le", "bgra64le"],
+}
 
 
-def semi_planar_usable(ffmpeg, dev, semi):
-    """Whether nv12, nv16 and nv24 are among 'semi' (the two-channel formats
-    every filter lists) and the device uploads and downloads nv12 frames
-    (two-channel images: GPUs, not PoCL)."""
-    if not all(f in semi for f in SEMI_PLANAR.values()):
-        return False
-    p = tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
-               ["-f", "lavfi", "-i", "color=s=16x16,format=nv12", "-frames:v", "1",
-                "-vf", "hwupload,hwdownload,format=nv12", "-f", "null", "-"], 60)
-    return p.rc == 0
+def usable_variants(ffmpeg, dev, listed):
+    """{planar format: [its VARIANTS that every filter lists ('listed') and
+    the device uploads and downloads]} (not two-channel images on PoCL, nor
+    the image formats it lacks), and the variants left out."""
+    usable, left_out = {}, []
+    for planar, variants in VARIANTS.items():
+        for v in variants:
+            p = tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
+                       ["-f", "lavfi", "-i", "color=s=16x16,format=" + v, "-frames:v", "1",
+                        "-vf", "hwupload,hwdownload,format=" + v, "-f", "null", "-"], 60)
+            if v in listed and p.rc == 0:
+                usable.setdefault(planar, []).append(v)
+            else:
+                left_out.append(v)
+    return usable, left_out
+
+
+def variant_of(k, fmt, variants):
+    """The variant case K runs through too, or None: every third case,
+    the ((K / 3) mod n)-th of the n variants of its format."""
+    options = variants.get(fmt)
+    if not options or str(k).startswith("r") or int(k) % 3:
+        return None
+    return options[(int(k) // 3) % len(options)]
 
 
 def usable_formats(ffmpeg, dev, filters):
-    """The layouts of the formats every filter lists, without the
-    two-channel ones, and the names of those. Formats with alpha or packed
-    channels are left out: tests/formats.sh checks that they give the
-    samples of the planar formats here."""
+    """The layouts of the planar formats every filter lists, and the names
+    of the others (two-channel, with alpha, packed or float): drawn only as
+    variants of planar ones (VARIANTS), tests/formats.sh checking the
+    floats."""
     lists = [supported_formats(ffmpeg, dev, f) for f in filters]
     common = [f for f in lists[0] if all(f in l for l in lists[1:])]
     for f, l in zip(filters, lists):
@@ -238,9 +273,9 @@ def usable_formats(ffmpeg, dev, filters):
     alpha = [f for f in common if f not in semi and not Layout.known(f)]
     fmts = [f for f in common if f not in semi and f not in alpha]
     log("formats: %s" % ", ".join(fmts))
-    log("left out (two-channel, PoCL cannot download them): %s" % ", ".join(semi))
-    log("left out (alpha, packed or float: tests/formats.sh): %s" % ", ".join(alpha))
-    return {f: Layout(f) for f in fmts}, semi
+    log("not drawn (two-channel, alpha, packed or float: variants of planar "
+        "formats or tests/formats.sh): %s" % ", ".join(semi + alpha))
+    return {f: Layout(f) for f in fmts}, semi + alpha
 
 
 # ---------------------------------------------------------------------------
@@ -540,18 +575,26 @@ def filter_args(c):
     return c.filter + ("=" + ":".join(args) if args else "")
 
 
-def commands(ffmpeg, dev, c, semi=None):
-    """The commands of the input alone and of the case; with 'semi', the
-    case's frames through that semi-planar format, back to c.fmt after."""
+def commands(ffmpeg, dev, c, variant=None):
+    """The commands of the input alone and of the case; with 'variant', the
+    case's frames in that format (VARIANTS), in and out."""
     base = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"]
     ref = base + ["-f", "lavfi", "-i", source(c), "-f", "rawvideo", "-"]
-    upload = "format=%s,hwupload" % semi if semi else "hwupload"
-    download = "hwdownload,format=%s%s" % (semi, ",format=" + c.fmt) if semi else \
-               "hwdownload,format=" + c.fmt
+    upload = "format=%s,hwupload" % variant if variant else "hwupload"
+    download = "hwdownload,format=" + (variant or c.fmt)
     run = base + dev + ["-f", "lavfi", "-i", source(c), "-vf",
                         "%s%s,%s,%s" % (sendcmd(c), upload, filter_args(c), download),
                         "-f", "rawvideo", "-"]
     return ref, run
+
+
+def as_variant(ffmpeg, c, raw, variant, timeout):
+    """The raw frames 'raw' of case c (in c.fmt) turned into 'variant' by
+    swscale: a Result."""
+    return tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error",
+                   "-f", "rawvideo", "-pix_fmt", c.fmt, "-s", "%dx%d" % (c.w, c.h),
+                   "-i", "-", "-vf", "format=" + variant, "-f", "rawvideo", "-"],
+                  timeout, input=raw)
 
 
 def describe(c):
@@ -755,14 +798,15 @@ def main():
     for f in FILTERS:
         log("%s options: %s" % (f, " ".join(o.name for o in options[f])))
     try:
-        formats, semi_formats = usable_formats(args.ffmpeg, dev, FILTERS)
+        formats, others = usable_formats(args.ffmpeg, dev, FILTERS)
     except ValueError as e:
         log("FAIL %s" % e)
         return 1
-    semi_planar = semi_planar_usable(args.ffmpeg, dev, semi_formats)
-    log("semi-planar variants (every third case on %s): %s" % (
-        ", ".join(sorted(SEMI_PLANAR)), "yes" if semi_planar else
-        "no (the device does not carry two-channel images)"))
+    variants, left_out = usable_variants(args.ffmpeg, dev, others)
+    log("variants (every third case): %s" % "; ".join(
+        "%s as %s" % (f, ", ".join(v)) for f, v in sorted(variants.items())))
+    if left_out:
+        log("variants the device does not carry: %s" % ", ".join(left_out))
 
     regressions = [] if args.first else ["r%d" % i for i in range(len(REGRESSIONS))]
     ks = args.case or regressions + list(range(args.first, args.first + args.cases))
@@ -770,7 +814,7 @@ def main():
     kinds = {}
     failures = []
     times = []
-    semi_checked = []
+    variant_checked = []
 
     def run_case(k):
         """(case, layout, outcome, detail, command, result) or an error."""
@@ -789,16 +833,19 @@ def main():
                     % r.err.strip()[-300:], ref_cmd, r)
         p = tl.run(cmd, args.timeout)
         outcome, detail = classify(c, lay, p, p.out, r.out)
-        semi = SEMI_PLANAR.get(c.fmt) if semi_planar and not str(k).startswith("r") else None
-        if outcome == "ok" and p.rc == 0 and semi and int(k) % 3 == 0:
-            cmd2 = commands(args.ffmpeg, dev, c, semi)[1]
+        variant = variant_of(k, c.fmt, variants)
+        if outcome == "ok" and p.rc == 0 and variant:
+            cmd2 = commands(args.ffmpeg, dev, c, variant)[1]
             p2 = tl.run(cmd2, args.timeout)
-            if p2.rc != 0 or p2.out != p.out:
+            expected = as_variant(args.ffmpeg, c, p.out, variant, args.timeout)
+            if expected.rc != 0:
+                outcome, detail = "FAIL", "the output as %s: %s" % (variant, expected.err[-300:])
+            elif p2.rc != 0 or p2.out != expected.out:
                 outcome, cmd, p = "FAIL", cmd2, p2
-                detail = ("as %s: %s" % (semi, "exit %d" % p2.rc if p2.rc else
+                detail = ("as %s: %s" % (variant, "exit %d" % p2.rc if p2.rc else
                                          "other bytes than %s" % c.fmt))
             else:
-                detail = "as %s too, the same bytes" % semi
+                detail = "as %s too, the same bytes" % variant
         # the frames are checked: keep only what the summary needs
         p.out = b""
         return (c, lay, outcome, detail, cmd, p)
@@ -811,7 +858,7 @@ def main():
             key = (c.filter, outcome, normalise(detail))
             kinds[key] = kinds.get(key, 0) + 1
         if outcome == "ok" and detail:
-            semi_checked.append(k)
+            variant_checked.append(k)
         line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
                                         describe(c), p.time,
                                         ": %s %s" % (outcome, detail) if outcome != "ok" else
@@ -833,10 +880,10 @@ def main():
                 failures.append(k)
                 continue
             record(k, res)
-    return summarise(args, ks, t_start, counts, kinds, failures, times, semi_checked)
+    return summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked)
 
 
-def summarise(args, ks, t_start, counts, kinds, failures, times, semi_checked):
+def summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked):
     elapsed = time.time() - t_start
     log("")
     log("summary, seed %s, %d cases in %.0f s:" % (args.seed, len(ks), elapsed))
@@ -845,9 +892,9 @@ def summarise(args, ks, t_start, counts, kinds, failures, times, semi_checked):
         n = sum(counts[f].values())
         log("  %-12s %3d cases: %s" % (f, n, ", ".join(
             "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
-    if semi_checked:
-        log("  semi-planar variants: %d cases gave the bytes of their planar format"
-            % len(semi_checked))
+    if variant_checked:
+        log("  variants: %d cases gave the bytes of their planar format"
+            % len(variant_checked))
     log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
     log("  refusals (filter, kind, message):")
     for (f, o, msg), n in sorted(kinds.items()):
