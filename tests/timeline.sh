@@ -7,7 +7,8 @@
 # (vbm3d_gpu: their basic estimates, and the second-step groups that the
 # enabled frames after them gather). Disabled ranges at the start, in the
 # middle (longer than the window, so that the rings wrap while frames pass
-# through) and at the end of the stream.
+# through) and at the end of the stream. Formats with alpha get noisy alpha
+# (a different alpha each frame), which must pass through every frame.
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
@@ -16,11 +17,12 @@
 N=16
 
 # md5 OUT FORMAT [FILTER [OPTIONS]]: frame MD5s (one a line) of N noisy
-# frames in FORMAT, through FILTER with OPTIONS on the device
+# frames in FORMAT, through FILTER with OPTIONS on the device; the noise is
+# added in NOISY (yuv444p unless set: noise takes planar formats only)
 md5() {
     local out=$1 fmt=$2 filter=${3:-} opts=${4:-}
     ff -t 300 -y $DEV \
-        -f lavfi -i "testsrc2=s=48x40:r=5,trim=end_frame=$N,format=yuv444p,noise=alls=20:allf=t,format=$fmt" \
+        -f lavfi -i "testsrc2=s=48x40:r=5,trim=end_frame=$N,format=${NOISY:-yuv444p},noise=alls=20:allf=t,format=$fmt" \
         ${filter:+-vf "hwupload,$filter$opts,hwdownload,format=$fmt"} \
         -f framemd5 "$TMP/md5" 2> "$TMP/err" || return 1
     grep -v '^#' "$TMP/md5" | awk -F, '{ print $6 }' > "$out"
@@ -57,7 +59,7 @@ check() {
     fi
 }
 
-# NAME|FORMAT|FILTER
+# NAME|FORMAT|FILTER[|NOISY]
 CASES=(
     "bm3d_gpu|yuv420p|bm3d_gpu=sigma=20"
     "bm3d_gpu sigma=auto|yuv420p|bm3d_gpu=sigma=auto"
@@ -68,9 +70,12 @@ CASES=(
     "vbm3d_gpu causal|yuv420p|vbm3d_gpu=sigma=20:causal=1"
     "vbm3d_gpu estim=basic|yuv420p|vbm3d_gpu=sigma=20:estim=basic"
     "vbm3d_gpu gbrp sigma=auto|gbrp|vbm3d_gpu=sigma=auto:past=2:future=2"
+    "bm3d_gpu yuva420p|yuva420p|bm3d_gpu=sigma=20|yuva420p"
+    "nlmeans_gpu rgba|rgba|nlmeans_gpu=sigma=20|gbrap"
+    "vbm3d_gpu argb|argb|vbm3d_gpu=sigma=20:past=1:future=1|gbrap"
 )
 for c in "${CASES[@]}"; do
-    IFS='|' read -r name fmt filter <<< "$c"
+    IFS='|' read -r name fmt filter NOISY <<< "$c"
     check "$name" "$fmt" "$filter" 0 5
     check "$name" "$fmt" "$filter" 2 7
     check "$name" "$fmt" "$filter" 12 15
