@@ -43,7 +43,9 @@ for these): the colour samples of the planar run, and alpha as it came in;
 the draw itself does not change, so case K of seed S stays the same
 everywhere. So the formats tests/formats.sh checks at one size also meet
 random sizes (odd and tiny ones among them), options, timelines and
-runtime commands.
+runtime commands. Likewise every third case with K mod 3 = 1 that passes
+runs again on software frames (no hwupload or hwdownload: the filter
+moves the frames itself, tests/swframes.sh) and must give the same bytes.
 
 A timeout, a signal, an assertion, a wrong frame count, an accepted value
 out of range or a refusal without a message fails the test; each failure
@@ -575,15 +577,18 @@ def filter_args(c):
     return c.filter + ("=" + ":".join(args) if args else "")
 
 
-def commands(ffmpeg, dev, c, variant=None):
+def commands(ffmpeg, dev, c, variant=None, software=False):
     """The commands of the input alone and of the case; with 'variant', the
-    case's frames in that format (VARIANTS), in and out."""
+    case's frames in that format (VARIANTS), in and out; with 'software',
+    software frames into and out of the filter."""
     base = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"]
     ref = base + ["-f", "lavfi", "-i", source(c), "-f", "rawvideo", "-"]
-    upload = "format=%s,hwupload" % variant if variant else "hwupload"
-    download = "hwdownload,format=" + (variant or c.fmt)
+    upload = "format=%s,hwupload," % variant if variant else "hwupload,"
+    download = ",hwdownload,format=" + (variant or c.fmt)
+    if software:
+        upload = download = ""
     run = base + dev + ["-f", "lavfi", "-i", source(c), "-vf",
-                        "%s%s,%s,%s" % (sendcmd(c), upload, filter_args(c), download),
+                        "%s%s%s%s" % (sendcmd(c), upload, filter_args(c), download),
                         "-f", "rawvideo", "-"]
     return ref, run
 
@@ -846,6 +851,15 @@ def main():
                                          "other bytes than %s" % c.fmt))
             else:
                 detail = "as %s too, the same bytes" % variant
+        elif outcome == "ok" and p.rc == 0 and not str(k).startswith("r") and int(k) % 3 == 1:
+            cmd2 = commands(args.ffmpeg, dev, c, software=True)[1]
+            p2 = tl.run(cmd2, args.timeout)
+            if p2.rc != 0 or p2.out != p.out:
+                outcome, cmd, p = "FAIL", cmd2, p2
+                detail = "on software frames: %s" % ("exit %d" % p2.rc if p2.rc else
+                                                     "other bytes than through hwupload")
+            else:
+                detail = "on software frames too, the same bytes"
         # the frames are checked: keep only what the summary needs
         p.out = b""
         return (c, lay, outcome, detail, cmd, p)
@@ -858,7 +872,7 @@ def main():
             key = (c.filter, outcome, normalise(detail))
             kinds[key] = kinds.get(key, 0) + 1
         if outcome == "ok" and detail:
-            variant_checked.append(k)
+            variant_checked.append(detail)
         line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
                                         describe(c), p.time,
                                         ": %s %s" % (outcome, detail) if outcome != "ok" else
@@ -892,9 +906,11 @@ def summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked
         n = sum(counts[f].values())
         log("  %-12s %3d cases: %s" % (f, n, ", ".join(
             "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
+    software = sum(d.startswith("on software") for d in variant_checked)
     if variant_checked:
-        log("  variants: %d cases gave the bytes of their planar format"
-            % len(variant_checked))
+        log("  variants: %d cases gave the bytes of their planar format, %d on "
+            "software frames those through hwupload" % (len(variant_checked) - software,
+                                                         software))
     log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
     log("  refusals (filter, kind, message):")
     for (f, o, msg), n in sorted(kinds.items()):
