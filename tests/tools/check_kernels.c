@@ -976,6 +976,34 @@ static size_t io_rows(int h)
 /* ---------------------------------------------------------------------- */
 /* denoise_load_plane                                                     */
 
+/* A load kernel reading channel 'channel' of src into slot 1 (offset
+ * 'plane') of dst, planes of pw x ph, as load_component() runs it. */
+static void run_load(cl_kernel k, cl_mem src, int channel, cl_mem dst,
+                     int pw, int ph, float container, cl_uint plane)
+{
+    const Arg args[] = {
+        ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
+        ARG(container), ARG(plane),
+    };
+
+    run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
+}
+
+/* The first difference of a ring of two loaded planes of pw x ph from the
+ * expected one, as a failure of the case 'what' (image w x h). */
+static void compare_loaded(Check *c, const char *what, const float *got,
+                           const float *exp, int w, int h, int pw, int ph)
+{
+    size_t plane = (size_t)pw * ph;
+    long i = first_float_diff(got, exp, 2 * plane);
+
+    c->cases++;
+    if (i >= 0)
+        check_fail(c, "%s, image %dx%d, plane %dx%d: slot %ld, (%ld, %ld): "
+                   "got %.9g, expected %.9g", what, w, h, pw, ph, i / (long)plane,
+                   i % (long)plane % pw, i % (long)plane / pw, got[i], exp[i]);
+}
+
 /*
  * One case: channel 'channel' of a random image of 'channels' channels,
  * w x h, loaded into slot 1 of a ring of two planes of pw x ph, of floats,
@@ -997,9 +1025,8 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
     uint8_t *bytes = to_bytes ? alloc_or_die(2 * plane) : NULL;
     float container = (float)f->container;
     float sentinel = to_bytes ? 165.0f : -1234.5f;
-    cl_uint offset = plane;
+    char what[96];
     cl_mem src, dst;
-    long i;
 
     img.data = alloc_or_die(n * sizeof(*img.data));
     for (size_t j = 0; j < n; j++) {
@@ -1016,13 +1043,7 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
         dst = new_buffer(2 * plane * sizeof(float), exp);
     }
 
-    {
-        const Arg args[] = {
-            ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
-            ARG(container), ARG(offset),
-        };
-        run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
-    }
+    run_load(k, src, channel, dst, pw, ph, container, plane);
     if (to_bytes) {
         read_buffer(dst, 2 * plane, bytes);
         for (size_t j = 0; j < 2 * plane; j++)
@@ -1034,13 +1055,9 @@ static void load_case(Check *c, cl_kernel k, const Format *f, int channels,
         die("ref_pad_image");
     ref_load_plane(&img, channel, exp + plane);
 
-    c->cases++;
-    i = first_float_diff(got, exp, 2 * plane);
-    if (i >= 0)
-        check_fail(c, "%s, %d channel(s), channel %d, image %dx%d, plane %dx%d: "
-                   "slot %ld, (%ld, %ld): got %.9g, expected %.9g", f->name,
-                   channels, channel, w, h, pw, ph, i / (long)plane,
-                   i % (long)plane % pw, i % (long)plane / pw, got[i], exp[i]);
+    snprintf(what, sizeof(what), "%s, %d channel(s), channel %d", f->name,
+             channels, channel);
+    compare_loaded(c, what, got, exp, w, h, pw, ph);
     release_mem(src);
     release_mem(dst);
     free(img.data);
@@ -1102,6 +1119,27 @@ static float random_plane_value(const Format *f)
     }
 }
 
+/* Three float planes of 'plane' values drawn by value(f), and their
+ * buffers: what a store kernel writes from. */
+static void new_store_planes(float *p[3], cl_mem buf[3], size_t plane,
+                             float (*value)(const Format *), const Format *f)
+{
+    for (int i = 0; i < 3; i++) {
+        p[i] = alloc_or_die(plane * sizeof(float));
+        for (size_t j = 0; j < plane; j++)
+            p[i][j] = value(f);
+        buf[i] = new_buffer(plane * sizeof(float), p[i]);
+    }
+}
+
+static void free_store_planes(float *p[3], cl_mem buf[3])
+{
+    for (int i = 0; i < 3; i++) {
+        release_mem(buf[i]);
+        free(p[i]);
+    }
+}
+
 /* A store kernel writing dst from src and the planes of 'mask' of buf[3],
  * as store_frame() runs it: an unused plane argument gets a written one's
  * buffer. */
@@ -1141,12 +1179,7 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
 
     for (size_t j = 0; j < n; j++)
         store_sample(data, j, f->bytes, random_sample(f));
-    for (int i = 0; i < 3; i++) {
-        p[i] = alloc_or_die(plane * sizeof(float));
-        for (size_t j = 0; j < plane; j++)
-            p[i][j] = random_plane_value(f);
-        buf[i] = new_buffer(plane * sizeof(float), p[i]);
-    }
+    new_store_planes(p, buf, plane, random_plane_value, f);
     src = new_image(w, h, channels, f->bytes, data);
     memset(got, 0x5a, n * f->bytes);
     dst = new_image(w, h, channels, f->bytes, got);
@@ -1179,10 +1212,7 @@ done:
     ref_set_shift(0);
     release_mem(src);
     release_mem(dst);
-    for (int i = 0; i < 3; i++) {
-        release_mem(buf[i]);
-        free(p[i]);
-    }
+    free_store_planes(p, buf);
     free(data);
     free(got);
 }
@@ -1249,10 +1279,8 @@ static void load_float_case(Check *c, cl_kernel k, int channels, int channel,
     float *data = alloc_or_die(n * sizeof(float));
     float *got  = alloc_or_die(2 * plane * sizeof(float));
     float *exp  = alloc_or_die(2 * plane * sizeof(float));
-    float container = 1.0f;
-    cl_uint offset = plane;
+    char what[64];
     cl_mem src, dst;
-    long i;
 
     for (size_t j = 0; j < n; j++)
         data[j] = random_float_sample();
@@ -1260,13 +1288,7 @@ static void load_float_case(Check *c, cl_kernel k, int channels, int channel,
         exp[j] = -1234.5f;
     src = new_image(w, h, channels, 4, data);
     dst = new_buffer(2 * plane * sizeof(float), exp);
-    {
-        const Arg args[] = {
-            ARG(src), ARG(channel), ARG(dst), ARG(pw), ARG(ph),
-            ARG(container), ARG(offset),
-        };
-        run_kernel(k, args, 7, pw, io_rows(ph), 0, 0);
-    }
+    run_load(k, src, channel, dst, pw, ph, 1.0f, plane);
     read_buffer(dst, 2 * plane * sizeof(float), got);
     for (int y = 0; y < ph; y++)
         for (int x = 0; x < pw; x++) {
@@ -1274,18 +1296,20 @@ static void load_float_case(Check *c, cl_kernel k, int channels, int channel,
             exp[plane + (size_t)y * pw + x] = data[s + channel] * 255.0f;
         }
 
-    c->cases++;
-    i = first_float_diff(got, exp, 2 * plane);
-    if (i >= 0)
-        check_fail(c, "%d channel(s), channel %d, image %dx%d, plane %dx%d: "
-                   "slot %ld, (%ld, %ld): got %.9g, expected %.9g", channels,
-                   channel, w, h, pw, ph, i / (long)plane, i % (long)plane % pw,
-                   i % (long)plane / pw, got[i], exp[i]);
+    snprintf(what, sizeof(what), "%d channel(s), channel %d", channels, channel);
+    compare_loaded(c, what, got, exp, w, h, pw, ph);
     release_mem(src);
     release_mem(dst);
     free(data);
     free(got);
     free(exp);
+}
+
+/* A value of a filtered float plane: a float sample in the 8-bit scale. */
+static float random_float_plane_value(const Format *f)
+{
+    (void)f;
+    return random_float_sample() * 255.0f;
 }
 
 /*
@@ -1308,12 +1332,7 @@ static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
 
     for (size_t j = 0; j < n; j++)
         data[j] = random_float_sample();
-    for (int i = 0; i < 3; i++) {
-        p[i] = alloc_or_die(plane * sizeof(float));
-        for (size_t j = 0; j < plane; j++)
-            p[i][j] = random_float_sample() * 255.0f;
-        buf[i] = new_buffer(plane * sizeof(float), p[i]);
-    }
+    new_store_planes(p, buf, plane, random_float_plane_value, NULL);
     src = new_image(w, h, channels, 4, data);
     memset(got, 0x5a, n * sizeof(float));
     dst = new_image(w, h, channels, 4, got);
@@ -1335,10 +1354,7 @@ static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
     }
     release_mem(src);
     release_mem(dst);
-    for (int i = 0; i < 3; i++) {
-        release_mem(buf[i]);
-        free(p[i]);
-    }
+    free_store_planes(p, buf);
     free(data);
     free(got);
 }
