@@ -242,10 +242,11 @@ def usable_variants(ffmpeg, dev, listed):
     usable, left_out = {}, []
     for planar, variants in VARIANTS.items():
         for v in variants:
-            p = tl.run([ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
-                       ["-f", "lavfi", "-i", "color=s=16x16,format=" + v, "-frames:v", "1",
-                        "-vf", "hwupload,hwdownload,format=" + v, "-f", "null", "-"], 60)
-            if v in listed and p.rc == 0:
+            p = v in listed and tl.run(
+                [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"] + dev +
+                ["-f", "lavfi", "-i", "color=s=16x16,format=" + v, "-frames:v", "1",
+                 "-vf", "hwupload,hwdownload,format=" + v, "-f", "null", "-"], 60)
+            if p and p.rc == 0:
                 usable.setdefault(planar, []).append(v)
             else:
                 left_out.append(v)
@@ -819,7 +820,7 @@ def main():
     kinds = {}
     failures = []
     times = []
-    variant_checked = []
+    rerun_details = []
 
     def run_case(k):
         """(case, layout, outcome, detail, command, result) or an error."""
@@ -872,7 +873,7 @@ def main():
             key = (c.filter, outcome, normalise(detail))
             kinds[key] = kinds.get(key, 0) + 1
         if outcome == "ok" and detail:
-            variant_checked.append(detail)
+            rerun_details.append(detail)
         line = "%-4s %s (%.1f s)%s" % ("ok" if outcome != "FAIL" else "FAIL",
                                         describe(c), p.time,
                                         ": %s %s" % (outcome, detail) if outcome != "ok" else
@@ -894,10 +895,10 @@ def main():
                 failures.append(k)
                 continue
             record(k, res)
-    return summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked)
+    return summarise(args, ks, t_start, counts, kinds, failures, times, rerun_details)
 
 
-def summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked):
+def summarise(args, ks, t_start, counts, kinds, failures, times, rerun_details):
     elapsed = time.time() - t_start
     log("")
     log("summary, seed %s, %d cases in %.0f s:" % (args.seed, len(ks), elapsed))
@@ -906,10 +907,10 @@ def summarise(args, ks, t_start, counts, kinds, failures, times, variant_checked
         n = sum(counts[f].values())
         log("  %-12s %3d cases: %s" % (f, n, ", ".join(
             "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
-    software = sum(d.startswith("on software") for d in variant_checked)
-    if variant_checked:
+    software = sum(d.startswith("on software") for d in rerun_details)
+    if rerun_details:
         log("  variants: %d cases gave the bytes of their planar format, %d on "
-            "software frames those through hwupload" % (len(variant_checked) - software,
+            "software frames those through hwupload" % (len(rerun_details) - software,
                                                          software))
     log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
     log("  refusals (filter, kind, message):")
