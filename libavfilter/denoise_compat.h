@@ -20,10 +20,13 @@
  * @file
  * The one place where the OpenCL denoisers meet the differences between
  * the FFmpeg releases they build against. The filters are written for
- * FFmpeg 8.1, where this header adds only DENOISE_FILTER_P(); for 7.1
- * (libavfilter 10) and 5.1 (libavfilter 8, libavutil 57) it supplies, from
- * those releases' own API, what the code uses and they lack. The
- * conditions are on library versions; only 8.1, 7.1 and 5.1 are tested.
+ * FFmpeg 8.1 and need nothing of this header there: tools/overlay.sh puts
+ * it into the trees of older releases only, included at the end of
+ * denoise_opencl.h, and writes the filter definitions' public fields
+ * (.p.name ...) at the top level of AVFilter there. For 7.1 (libavfilter
+ * 10) and 5.1 (libavfilter 8, libavutil 57) it supplies, from those
+ * releases' own API, what the code uses and they lack. The conditions are
+ * on library versions; only 8.1, 7.1 and 5.1 are tested.
  *
  * Pixel formats are tested for themselves where ff_denoise_opencl_formats
  * lists them: p012 (not in 5.1) and the MSB formats (8.0 and later).
@@ -36,15 +39,9 @@
 
 #include "version_major.h"
 
-/*
- * A public field of the filter definition: FFFilter.p.name in 8.x,
- * AVFilter.name before, written .DENOISE_FILTER_P(name) = ...
- */
-#if LIBAVFILTER_VERSION_MAJOR >= 11
-#define DENOISE_FILTER_P(field) p.field
-#else
+#if LIBAVFILTER_VERSION_MAJOR < 11
+/* the filter definitions: AVFilter itself before 8.0 */
 typedef AVFilter FFFilter;
-#define DENOISE_FILTER_P(field) field
 #endif
 
 #if LIBAVFILTER_VERSION_MAJOR < 10

@@ -41,7 +41,7 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
     AV_PIX_FMT_YUV420P16, AV_PIX_FMT_YUV422P16, AV_PIX_FMT_YUV444P16,
     AV_PIX_FMT_NV12,      AV_PIX_FMT_NV16,      AV_PIX_FMT_NV24,
     AV_PIX_FMT_P010,
-#ifdef AV_PIX_FMT_P012 /* not in 5.1 (see denoise_compat.h) */
+#ifdef AV_PIX_FMT_P012 /* not in 5.1 */
     AV_PIX_FMT_P012,
 #endif
     AV_PIX_FMT_P016,

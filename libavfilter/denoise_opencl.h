@@ -738,6 +738,4 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
                                        int64_t last, int past, int future);
 
-#include "denoise_compat.h"
-
 #endif /* AVFILTER_DENOISE_OPENCL_H */

@@ -1205,10 +1205,10 @@ static const AVOption bm3d_gpu_options[] = {
 AVFILTER_DEFINE_CLASS(bm3d_gpu);
 
 const FFFilter ff_vf_bm3d_gpu = {
-    .DENOISE_FILTER_P(name)        = "bm3d_gpu",
-    .DENOISE_FILTER_P(description) = NULL_IF_CONFIG_SMALL("Block-matching and 3-D filtering denoiser through OpenCL"),
-    .DENOISE_FILTER_P(priv_class)  = &bm3d_gpu_class,
-    .DENOISE_FILTER_P(flags)       = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
+    .p.name          = "bm3d_gpu",
+    .p.description   = NULL_IF_CONFIG_SMALL("Block-matching and 3-D filtering denoiser through OpenCL"),
+    .p.priv_class    = &bm3d_gpu_class,
+    .p.flags         = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
     .priv_size       = sizeof(BM3DGPUContext),
     .init            = &bm3d_gpu_init_filter,
     .uninit          = &bm3d_gpu_uninit,
@@ -1249,10 +1249,10 @@ static const AVOption vbm3d_gpu_options[] = {
 AVFILTER_DEFINE_CLASS(vbm3d_gpu);
 
 const FFFilter ff_vf_vbm3d_gpu = {
-    .DENOISE_FILTER_P(name)        = "vbm3d_gpu",
-    .DENOISE_FILTER_P(description) = NULL_IF_CONFIG_SMALL("Video block-matching and 3-D filtering denoiser through OpenCL"),
-    .DENOISE_FILTER_P(priv_class)  = &vbm3d_gpu_class,
-    .DENOISE_FILTER_P(flags)       = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
+    .p.name          = "vbm3d_gpu",
+    .p.description   = NULL_IF_CONFIG_SMALL("Video block-matching and 3-D filtering denoiser through OpenCL"),
+    .p.priv_class    = &vbm3d_gpu_class,
+    .p.flags         = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
     .priv_size       = sizeof(BM3DGPUContext),
     .init            = &vbm3d_gpu_init_filter,
     .uninit          = &bm3d_gpu_uninit,

@@ -765,10 +765,10 @@ static const AVFilterPad nlmeans_gpu_outputs[] = {
 };
 
 const FFFilter ff_vf_nlmeans_gpu = {
-    .DENOISE_FILTER_P(name)        = "nlmeans_gpu",
-    .DENOISE_FILTER_P(description) = NULL_IF_CONFIG_SMALL("Improved patch-wise non-local means denoiser through OpenCL"),
-    .DENOISE_FILTER_P(priv_class)  = &nlmeans_gpu_class,
-    .DENOISE_FILTER_P(flags)       = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
+    .p.name          = "nlmeans_gpu",
+    .p.description   = NULL_IF_CONFIG_SMALL("Improved patch-wise non-local means denoiser through OpenCL"),
+    .p.priv_class    = &nlmeans_gpu_class,
+    .p.flags         = AVFILTER_FLAG_HWDEVICE | AVFILTER_FLAG_SUPPORT_TIMELINE_INTERNAL,
     .priv_size       = sizeof(NLMeansGPUContext),
     .init            = &nlmeans_gpu_init_filter,
     .uninit          = &nlmeans_gpu_uninit,

@@ -272,6 +272,14 @@ for k in $ALL_KERNELS; do
 done
 ALL_NAMES=$(join "${NAMES[@]}")
 
+# Before FFmpeg 8.0 the overlay adds denoise_compat.h (tools/overlay.sh)
+compat_note() {
+    if [ -f "$REPO/libavfilter/denoise_compat.h" ]; then
+        echo "  denoise_compat.h holds what this release lacks of the API of"
+        echo "FFmpeg 8.1, which the filters are written for."
+    fi
+}
+
 message() {
     local stage=$1 i name body objs o more=() j
     case $stage in
@@ -288,9 +296,7 @@ of the temporal filters, the opponent colour transform and the kernel
 profiling; denoise_noise.c the estimation of the noise (sigma=auto and
 sigma=curve: Ponomarenko et al.'s DCT-block method on the device, smoothed
 over the frames, and the variance-stabilising transform of a noise curve); $(join "${shared_kernels[@]}") hold the OpenCL code that
-every filter uses.  denoise_compat.h holds what differs between the FFmpeg
-releases the filters build against (8.1, 7.1 and 5.1); for 8.1 that is only
-how the public fields of a filter definition are named.
+every filter uses.$(compat_note)
 
 The filters implement, with some improvements, the methods of A. Davy and
 T. Ehret, "GPU acceleration of NL-means, BM3D and VBM3D", Journal of
@@ -412,7 +418,7 @@ while IFS= read -r path; do
     libavfilter/*/*)
         stage=none ;;
     libavfilter/denoise_compat.h)
-        # included by denoise_opencl.h, for every filter
+        # (releases before 8.0) included by denoise_opencl.h, for every filter
         stage=$SHARED ;;
     libavfilter/*.c|libavfilter/*.h)
         f=${path#libavfilter/}

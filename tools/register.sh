@@ -60,7 +60,8 @@ fi
 TREE=$1
 
 # What differs between the FFmpeg releases (8.1, 7.1, 5.1), found in the
-# tree itself; the C side is in libavfilter/denoise_compat.h.
+# tree itself; the C side is in libavfilter/denoise_compat.h and
+# tools/overlay.sh.
 # FFmpeg 8 declares filters as FFFilter, 7.1 and older as AVFilter.
 if grep -q '^extern const FFFilter ff_vf_nlmeans_opencl;' "$TREE/libavfilter/allfilters.c"; then
     FILTER_TYPE=FFFilter
