@@ -547,5 +547,13 @@ am "$FRESH" --whitespace=error-all "$OUTDIR"/[0-9][0-9][0-9][0-9]-*.patch ||
 differ=$(compare "$WORK/build-tree" "$FRESH")
 [ -z "$differ" ] || die "FFmpeg $VERSION with the series applied differs from the build tree:
 $differ"
+# FFmpeg 8 (libavfilter 11) and later: code as upstream takes it, with no
+# compatibility code for older releases (tools/overlay.sh)
+if [ "$(sed -n 's/^#define LIBAVFILTER_VERSION_MAJOR *//p' \
+        "$FRESH/libavfilter/version_major.h")" -ge 11 ]; then
+    compat=$(grep -l -e 'denoise_compat' -e 'LIBAVFILTER_VERSION_MAJOR' \
+             "$OUTDIR"/[0-9][0-9][0-9][0-9]-*.patch || true)
+    [ -z "$compat" ] || die "the series for FFmpeg $VERSION carries compatibility code for older releases: $(echo $compat | xargs -n1 basename | tr '\n' ' ')"
+fi
 note "ok: the $COUNT patches apply to FFmpeg $VERSION with git am --whitespace=error-all and give the tree of the build, $(find "$FRESH" -path "$FRESH/.git" -prune -o -type f -print | wc -l) files, exactly ($(($(date +%s) - START)) s)"
 (cd "$OUTDIR" && ls [0-9][0-9][0-9][0-9]-*.patch | sed 's/^/    /')
