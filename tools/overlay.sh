@@ -51,7 +51,6 @@ for f in "$SRCDIR"/libavfilter/*.c "$SRCDIR"/libavfilter/*.h; do
     for_release "$f" > "$tmp"
     copy_if_changed "$tmp" "$dst"
 done
-rm -f "$tmp"
 for f in "$SRCDIR"/kernels/*.cl; do
     [ -f "$f" ] && copy_if_changed "$f" "$TREE/libavfilter/opencl/$(basename "$f")"
 done
@@ -71,8 +70,6 @@ adapt_fate() {
         sed 's|-/filter_complex |-filter_complex_script |'
     fi
 }
-tmp=$(mktemp)
-chmod 644 "$tmp"
 for f in "$SRCDIR"/tests/fate/*.mak; do
     [ -f "$f" ] || continue
     adapt_fate "$f" > "$tmp"
