@@ -31,9 +31,10 @@ md5() {
 # check NAME FORMAT FILTER A B: FILTER with frames A to B disabled
 check() {
     local name=$1 fmt=$2 filter=$3 a=$4 b=$5 k why=""
+    local input="$TMP/input-$fmt-${NOISY:-yuv444p}"
     RUN=$((RUN + 1))
-    # the input's checksums, once per format
-    if ! { [ -s "$TMP/input-$fmt" ] || md5 "$TMP/input-$fmt" "$fmt"; } ||
+    # the input's checksums, once per format and format of the noise
+    if ! { [ -s "$input" ] || md5 "$input" "$fmt"; } ||
        ! md5 "$TMP/plain" "$fmt" "$filter" ||
        ! md5 "$TMP/timed" "$fmt" "$filter" ":enable='not(between(n,$a,$b))'"; then
         fail "$name, frames $a to $b disabled: $(tail -n 1 "$TMP/err")"
@@ -43,7 +44,7 @@ check() {
         fail "$name, frames $a to $b disabled: $(wc -l < "$TMP/timed") frames out of $N"
         return
     fi
-    paste "$TMP/input-$fmt" "$TMP/plain" "$TMP/timed" > "$TMP/all"
+    paste "$input" "$TMP/plain" "$TMP/timed" > "$TMP/all"
     for ((k = 0; k < N; k++)); do
         read -r in plain timed
         if ((k >= a && k <= b)); then
