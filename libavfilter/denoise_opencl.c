@@ -289,6 +289,18 @@ static int config_software_output(AVFilterLink *outlink,
     return 0;
 }
 
+/* err, after logging the filter's memory hint if err is the first lack of
+ * memory. */
+static int memory_advice(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                         int err)
+{
+    if (err == AVERROR(ENOMEM) && dn->memory_hint && !dn->memory_hint_logged) {
+        av_log(avctx, AV_LOG_ERROR, "%s\n", dn->memory_hint);
+        dn->memory_hint_logged = 1;
+    }
+    return err;
+}
+
 int ff_denoise_opencl_config_output(AVFilterLink *outlink,
                                     DenoiseOpenCLContext *dn,
                                     const DenoiseQueueOps *ops)
@@ -309,7 +321,7 @@ int ff_denoise_opencl_config_output(AVFilterLink *outlink,
         return err;
     err = ops->init(avctx, &size);
     if (err < 0)
-        return err;
+        return memory_advice(avctx, dn, err);
     av_assert0(size.ring >= size.delay + 1 && size.ring <= DENOISE_MAX_RING);
     dn->fq.ring  = size.ring;
     dn->fq.delay = size.delay;
@@ -697,18 +709,26 @@ int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
 {
     OpenCLFilterContext *ocf = avctx->priv;
+    cl_ulong largest = 0;
     cl_int cle;
     cl_mem mem;
-    char what[64];
+    char what[128];
 
     mem = clCreateBuffer(ocf->hwctx->context, CL_MEM_READ_WRITE, FFMAX(size, 1),
                          NULL, &cle);
-    if (!mem) {
+    if (mem)
+        return mem;
+    if (cle == CL_INVALID_BUFFER_SIZE)
+        clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_MAX_MEM_ALLOC_SIZE,
+                        sizeof(largest), &largest, NULL);
+    if (largest && size > largest)
+        snprintf(what, sizeof(what), "The OpenCL device refused a buffer of %zu "
+                 "bytes, over its largest of %"PRIu64" bytes", size, (uint64_t)largest);
+    else
         snprintf(what, sizeof(what), "The OpenCL device refused a buffer of %zu bytes",
                  size);
-        ff_denoise_opencl_error(avctx, what, cle);
-    }
-    return mem;
+    ff_denoise_opencl_error(avctx, what, cle);
+    return NULL;
 }
 
 static size_t local_mem_size(AVFilterContext *avctx)
@@ -1562,8 +1582,8 @@ fail:
     return err;
 }
 
-int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
-                               cl_mem *planes, const DenoiseQueueOps *ops)
+static int activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                    cl_mem *planes, const DenoiseQueueOps *ops)
 {
     AVFilterLink *inlink  = avctx->inputs[0];
     AVFilterLink *outlink = avctx->outputs[0];
@@ -1608,4 +1628,10 @@ int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
 
     FF_FILTER_FORWARD_WANTED(outlink, inlink);
     return FFERROR_NOT_READY;
+}
+
+int ff_denoise_opencl_activate(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
+                               cl_mem *planes, const DenoiseQueueOps *ops)
+{
+    return memory_advice(avctx, dn, activate(avctx, dn, planes, ops));
 }

@@ -396,6 +396,12 @@ typedef struct DenoiseOpenCLContext {
     cl_command_queue queue;
     cl_kernel kernels[DENOISE_NB_KERNELS]; ///< NULL: not in the program
     int initialised;                          ///< the filter's set-up succeeded
+    /**
+     * What the user can change for the filter to need less device memory,
+     * logged once after the first failure for its lack (NULL: nothing).
+     */
+    const char *memory_hint;
+    int memory_hint_logged;
     const char *stage_names[DENOISE_MAX_STAGES];
     double stage_ms[DENOISE_MAX_STAGES];      ///< this frame
     double stage_total_ms[DENOISE_MAX_STAGES];

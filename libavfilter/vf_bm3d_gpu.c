@@ -1068,6 +1068,9 @@ static av_cold int init_filter(AVFilterContext *avctx, int video)
     if (video) {
         s->video  = 1;
         s->preset = PRESET_VIDEO;
+        s->dn.memory_hint = "A shorter window (past, future), causal mode "
+                            "(causal=1) or the basic estimate alone "
+                            "(estim=basic) needs less device memory.";
     }
     err = resolve_parameters(avctx);
     if (err < 0)

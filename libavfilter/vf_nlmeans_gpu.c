@@ -674,6 +674,9 @@ static av_cold int nlmeans_gpu_init_filter(AVFilterContext *avctx)
     }
     if (s->causal)
         s->future = 0;
+    if (s->past || s->future)
+        s->dn.memory_hint = "Fewer frames in time (past, future) need less "
+                            "device memory.";
     return ff_denoise_opencl_init_filter(avctx, &s->dn);
 }
 

@@ -9,6 +9,10 @@
 #   - the device running out of memory at a command (a kernel launch or a
 #     buffer fill), as one that allocates buffers at their first use does
 #     (NVIDIA's): an error that says so;
+#   - after a refused buffer or a lack of memory at a command, one line
+#     naming the options that need less memory from the filters with a
+#     window of frames (vbm3d_gpu, nlmeans_gpu with past or future), none
+#     from the others;
 #   - no 64-bit atomics (bm3d_gpu, vbm3d_gpu): atomics=auto falls back to
 #     32-bit pairs with the same output bytes, atomics=int64 is refused;
 #   - work-groups smaller than the filters' 128 work-items on the device
@@ -70,6 +74,25 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
     # the first command, one of the first frame, one further on
     for n in 1 7 40; do
         expect_error enqueue=$n "$filter" "$OUT_OF_MEMORY" 12
+    done
+done
+
+# after a lack of memory, the filters with a window of frames say once
+# which options need less (the other filters have none to name)
+HINT="needs? less device memory"
+for c in "vbm3d_gpu=sigma=10 1" "nlmeans_gpu=sigma=10:past=2:future=2 1" \
+         "bm3d_gpu=sigma=10 0" "nlmeans_gpu=sigma=10 0"; do
+    read -r filter hints <<< "$c"
+    for fault in buffer=2 enqueue=7; do
+        RUN=$((RUN + 1))
+        run $fault "$filter" 12
+        n=$(grep -Ec "$HINT" "$TMP/err")
+        if [ "$n" = "$hints" ]; then
+            ok "$fault $filter: $n line(s) on what needs less memory"
+        else
+            fail "$fault $filter: $n line(s) on what needs less memory, not $hints"
+            show_tail 5 "$TMP/err"
+        fi
     done
 done
 
@@ -179,7 +202,8 @@ big() {
     SOURCE="color=s=8192x8192:r=5" FORMAT=gray TIMEOUT=300 "$@"
 }
 if [ -n "$max_alloc" ] && [ "$max_alloc" -lt $BIG_BUFFER ]; then
-    big expect_error "" vbm3d_gpu=sigma=10 "refused a buffer of $BIG_BUFFER bytes" 2
+    big expect_error "" vbm3d_gpu=sigma=10 \
+        "refused a buffer of $BIG_BUFFER bytes, over its largest of $max_alloc bytes" 2
 elif [ "$dev_type" = CL_DEVICE_TYPE_CPU ]; then
     skip "8192x8192 vbm3d_gpu: a CPU device with a largest allocation of $max_alloc bytes"
 else
