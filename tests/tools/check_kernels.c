@@ -1640,8 +1640,8 @@ enum { SEARCH_PATCH, SEARCH_TILED, SEARCH_ROWS, SEARCH_SQUARES, SEARCH_EDGE,
  * the steps it is compiled for (0: any, -1: steps prime to the patch size,
  * whose blocks are single samples), its patch size (0: 8) and whether its
  * tables are keys (keys_fit() of denoise_opencl.c: integer samples in the
- * 8-bit scale, windows of fewer than 2^10 - 1 candidates, which those of
- * check_search() are). */
+ * 8-bit scale, windows of fewer than 2^shift - 1 candidates, which those of
+ * check_search() are, the largest of them just so: keys_radius()). */
 static const struct {
     const char *name;
     int base;
@@ -1672,6 +1672,20 @@ static const struct {
 static int search_patch(int entry)
 {
     return search_kernels[entry].patch ? search_kernels[entry].patch : BM3D_PATCH;
+}
+
+/* The largest radius whose window of nb_frames frames has its scan indices
+ * within a key's low bits, as keys_fit() of denoise_opencl.c allows (its
+ * shift is search_key_shift() of patch_search.cl): the keys' index bits
+ * full. */
+static int keys_radius(int patch, int nb_frames)
+{
+    int shift = patch <= 4 ? 12 : patch <= 5 ? 11 : 10;
+    int radius = 0;
+
+    while ((int64_t)nb_frames * (2 * radius + 3) * (2 * radius + 3) < (1 << shift) - 1)
+        radius++;
+    return radius;
 }
 
 /* Whether a search with this step is one the entry point is compiled for. */
@@ -2001,7 +2015,11 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
     /* blocks of 1 (where patch_search_tiled's would not fit), then of 2
      * and 4 (where its local memory does not fit the device) */
     static const int rows_steps[]  = { 1, 3, 5, 2, 4 };
+    /* and for the entries of keys, the largest window they take
+     * (keys_radius()) */
     static const int radii[]  = { 2, 5, 8, 10 };
+    const int nb_fixed = (int)(sizeof(radii) / sizeof(radii[0]));
+    const int nb_radii = nb_fixed + search_kernels[entry].keys;
     static const int all_levels[]     = { 2, 6, 0 };
     static const int integer_levels[] = { 2, 6, 256 };
     static const int frac_levels[]    = { -3, 0, 0 };
@@ -2024,14 +2042,15 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
     check_begin(&c, joint ? joint_name : search_kernels[entry].name);
     for (int s = 0; s < 5; s++) {
         for (int st = 0; st < nb_steps; st++) {
-            for (int ri = 0; ri < (int)(sizeof(radii) / sizeof(radii[0])); ri++) {
+            for (int ri = 0; ri < nb_radii; ri++) {
                 /* every combination of the other parameters, in turn */
                 SearchCase sc = {
                     .kernel = kernel,
                     .width  = work_group ? tiled_sizes[s].w : sizes[s].w,
                     .height = work_group ? tiled_sizes[s].h : sizes[s].h,
                     .patch = search_patch(entry),
-                    .step = steps[st], .radius = radii[ri],
+                    .step = steps[st],
+                    .radius = ri < nb_fixed ? radii[ri] : 0,
                     /* now and then a constant plane: every distance 0,
                      * the tables in key order alone */
                     .levels = n % 11 == 5 ? 1 : levels[n % 3],
@@ -2051,6 +2070,8 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                     sc.nb_frames = 2;
                     sc.ref_slot = n % 4 == 2 ? 2 : 0;
                 }
+                if (ri == nb_fixed)
+                    sc.radius = keys_radius(sc.patch, sc.nb_frames);
                 n++;
                 if (!search_applies(entry, sc.step))
                     continue;
