@@ -1702,6 +1702,9 @@ typedef struct SearchCase {
     int patch, step, radius;
     int levels;             /* sample values 0 .. levels - 1, 0: fractional,
                                -L: L fractional values (16-bit levels) */
+    int stripes;            /* integer samples, a random value per column plus
+                               0 .. 3 per sample: every candidate of the
+                               reference's column nearer than any other */
     int ring, first_slot, nb_frames, ref_slot;
     int ref_first;
     int band;               /* search grid rows 1 .. ny - 2 only */
@@ -1915,6 +1918,15 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
         frames[j] = sc->levels > 0 ? (float)rnd(sc->levels) :
                     sc->levels < 0 ? ref_to_8bit_scale(rnd(-sc->levels) * 4111, 65535) :
                     ref_to_8bit_scale(rnd(1024) << 6, 65535);
+    if (sc->stripes) {
+        int *column = alloc_or_die(w * sizeof(*column));
+
+        for (int x = 0; x < w; x++)
+            column[x] = 4 * rnd(60);
+        for (size_t j = 0; j < samples; j++)
+            frames[j] = (float)(column[j % plane % w] + rnd(4));
+        free(column);
+    }
     /* entries the kernel must not write (skipped patches) */
     for (size_t j = 0; j < refs * NB; j++) {
         pos_exp[j]  = 0xdeadbeef;
@@ -1964,7 +1976,7 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
                        "grid rows %d..%d, %s %dx%d: reference (%d, %d) entry %d: "
                        "got position %u distance %.9g, expected position %u "
                        "distance %.9g", w, h, step, radius,
-                       sc->levels == 1 ? "constant samples" :
+                       sc->stripes ? "stripes" : sc->levels == 1 ? "constant samples" :
                        sc->levels > 0 ? "integer samples" : "fractional samples",
                        sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
                        tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
@@ -2088,6 +2100,29 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                 search_case(&c, k, &sc);
             }
         }
+    }
+    /* patch_search_edge with one lane holding every best candidate: the
+     * last column's patches at x 32 of a plane 40 wide, whose windows of
+     * radius 31 are 32 = SEARCH_EDGE_LANES columns wide from x 1, so that
+     * lane 31 scans the reference's column, on stripes (all of that
+     * column's candidates nearer than any other); its whole table, entry
+     * NB - 1 included, is the search's */
+    for (int i = 0; kernel == SEARCH_EDGE && !opt.search_cases && i < 4; i++) {
+        SearchCase sc = {
+            .kernel = kernel, .width = 40, .height = 30, .patch = BM3D_PATCH,
+            .step = 3, .radius = 31, .stripes = 1, .ref_first = i % 2,
+            .ring = 1, .nb_frames = 1, .channels = channels,
+            .weights = { 1.0f, 1.0f, 1.0f },
+        };
+
+        if (i >= 2) {
+            sc.ring = 3;
+            sc.first_slot = 2;
+            sc.nb_frames = 2;
+        }
+        for (int ch = 1; ch < channels; ch++)
+            sc.weights[ch] = rndf(0.25f, 4.0f);
+        search_case(&c, k, &sc);
     }
     check_end(&c);
     clReleaseKernel(k);
