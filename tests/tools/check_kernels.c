@@ -46,9 +46,12 @@
  *                        round_basic()), the other bytes unchanged
  *   patch_search         small random planes (few levels, for ties,
  *                        constant planes, for ties at distance 0, or
- *                        fractional samples), steps, radii, windows of
- *                        frames in a ring, bands, ref_first, skipped
- *                        patches, against bm3d_grid_pos(),
+ *                        fractional samples), steps, radii (for the
+ *                        entries of keys, up to the largest window they
+ *                        take), windows of frames in a ring, bands,
+ *                        ref_first, skipped patches, and for the edge
+ *                        search stripes whose best candidates one lane
+ *                        holds, against bm3d_grid_pos(),
  *                        bm3d_patch_distance() and bm3d_keep_best()
  *   bm3d_filter_ht       one group per launch, group sizes 1 to NB, against
  *                        bm3d_group_size() and bm3d_hard_threshold_group():
