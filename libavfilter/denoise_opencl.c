@@ -66,8 +66,13 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
 #if LIBAVUTIL_VERSION_INT >= AV_VERSION_INT(59, 42, 100) /* 8.0 and later */
     AV_PIX_FMT_AYUV,
 #endif
-    /* floats, nominally 0 to 1, written back neither rounded nor clamped */
+    /* floats, nominally 0 to 1, written back neither rounded nor clamped
+     * (not the half floats, which the hwcontext would take for 16-bit
+     * integers) */
     AV_PIX_FMT_GRAYF32,   AV_PIX_FMT_GBRPF32,   AV_PIX_FMT_GBRAPF32,
+#ifdef AV_PIX_FMT_YAF32 /* 8.0 and later */
+    AV_PIX_FMT_YAF32,
+#endif
     AV_PIX_FMT_NONE,
 };
 

@@ -21,10 +21,13 @@
 #   rounding, and float rounding), alpha unchanged; and with 1 added to the
 #   input, values above 1 kept (the output less 1 as close, within an 8-bit
 #   step for the BM3D filters, whose Wiener weights see the offset);
+# - yaf32 (which swscale neither writes nor reads: made here from ya8
+#   samples) gives grayf32's colour samples, byte for byte, alpha unchanged;
 # - grayf32 frames with NaN and infinite samples come out, all of them,
 #   without a crash or a hang.
-# A format the device cannot carry (ya8, ya16, abgr and bgra64 have no image
-# format on PoCL, abgr and bgra64 none on an H200) is skipped, and said so.
+# A format the device cannot carry (ya8, ya16, yaf32, abgr and bgra64 have
+# no image format on PoCL, abgr and bgra64 none on an H200) is skipped, and
+# said so.
 #
 #   FFMPEG=... [OPENCL_DEVICE=P.D] tests/formats.sh    (make check-formats)
 
@@ -158,6 +161,40 @@ check_float() {
     fi
 }
 
+# check_yaf32 FILTER: yaf32le frames (which swscale neither writes nor
+# reads) of noisy ya8 samples (v / 255) against grayf32le frames of the
+# same colour samples, byte for byte, alpha unchanged
+check_yaf32() {
+    local filter=$1 name=${1%%=*} colour
+    RUN=$((RUN + 1))
+    head -c $((16 * 16 * 8)) /dev/zero > "$TMP/zero.raw"
+    if ! ff $DEV -f rawvideo -pix_fmt yaf32le -s 16x16 -i "$TMP/zero.raw" \
+            -vf "hwupload,hwdownload,format=yaf32le" -f null - 2> /dev/null; then
+        skip "$name yaf32le: not in this FFmpeg, or the device cannot carry it"
+        return
+    fi
+    ff -f lavfi -i "$(noisy ya8),format=ya8" -f rawvideo -y "$TMP/in8.raw"
+    python3 "$TESTS/rawplanes.py" widen ya8 $SIZE "$TMP/in8.raw" yaf32le "$TMP/inf.raw"
+    python3 "$TESTS/rawplanes.py" widen ya8 $SIZE "$TMP/in8.raw" grayf32le "$TMP/ing.raw"
+    rm -f "$TMP/outf.raw" "$TMP/outg.raw"
+    if ! denoise "$filter" yaf32le inf.raw outf.raw || [ ! -s "$TMP/outf.raw" ] ||
+       ! reference "$filter" grayf32le ing.raw outg.raw; then
+        fail "$name yaf32le: did not run"
+        return
+    fi
+    colour=$(planes yaf32le outf.raw)
+    if [ "$colour" != "$(planes grayf32le outg.raw)" ]; then
+        fail "$name yaf32le: colour samples differ from grayf32le's"
+        return
+    fi
+    if [ "$colour" = "$(planes yaf32le inf.raw)" ]; then
+        fail "$name yaf32le: the colour samples are the input's"
+        return
+    fi
+    alpha_kept "$name yaf32le" yaf32le inf.raw outf.raw || return
+    ok "$name yaf32le: colour as grayf32le$ALPHA"
+}
+
 # nonfinite FILTER: grayf32 frames with NaN and infinite samples (not
 # video, but a float format can hold them): every frame out, no crash, no
 # hang (what comes out is not defined)
@@ -205,6 +242,7 @@ for filter in nlmeans_gpu=sigma=20 bm3d_gpu=sigma=20 vbm3d_gpu=sigma=20; do
     check_float "$filter" gray grayf32le gray16le 0.52
     check_float "$filter" gbrp gbrpf32le gbrp16le 0.52
     check_float "$filter" gbrap gbrapf32le gbrap16le 0.52
+    check_yaf32 "$filter"
     # values above 1 kept: nlmeans_gpu's weights see differences only (0.527
     # steps measured), BM3D's Wiener weights the DC coefficient too (45
     # steps): within an 8-bit step, where a clamp at 1 would be 255 of them

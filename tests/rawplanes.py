@@ -10,9 +10,10 @@ which swscale does not always do exactly at 16 bits), for tests/formats.sh:
         the frames in the planar format PLANAR, of the same sample size and
         of components FORMAT has (the same subsampling), into OUT;
     tests/rawplanes.py widen FORMAT WxH FILE WIDE OUT [OFFSET]
-        8-bit frames (gray, gbrp, gbrap) as 16-bit ones (v * 257) or float
-        ones (v / 255, plus OFFSET on the colour components) of the same
-        planes, WIDE, into OUT;
+        8-bit frames (gray, gbrp, gbrap, ya8) as 16-bit ones (v * 257) or
+        float ones (v / 255, plus OFFSET on the colour components) of the
+        same components, WIDE (planar, or yaf32le, which swscale does not
+        write), into OUT;
     tests/rawplanes.py floatdiff FLOAT WxH FILE WIDE FILE2 [OFFSET]
         the largest difference between the colour samples of float frames,
         less OFFSET and clamped to 0 .. 1, and those of 16-bit frames, in
@@ -46,7 +47,7 @@ PLANAR = {
 PACKED = {
     'rgba': 'RGBA', 'bgra': 'BGRA', 'argb': 'ARGB', 'abgr': 'ABGR',
     'rgba64le': 'RGBA', 'bgra64le': 'BGRA', 'vuya': 'VUYA', 'ayuv': 'AYUV',
-    'ya8': 'YA', 'ya16le': 'YA',
+    'ya8': 'YA', 'ya16le': 'YA', 'yaf32le': 'YA',
 }
 
 
@@ -96,8 +97,16 @@ def read(fmt, size, path):
 
 
 def write_planar(fmt, width, height, video, path):
+    """The frames into a planar format, or a packed one (PACKED)."""
+    size = sample_bytes(fmt)
     with open(path, 'wb') as f:
         for comps in video:
+            if fmt in PACKED:
+                order = PACKED[fmt]
+                for p in range(0, width * height * size, size):
+                    for name in order:
+                        f.write(comps[name][p:p + size])
+                continue
             for name, _, _ in planar_planes(fmt, width, height):
                 f.write(comps[name])
 
