@@ -96,7 +96,7 @@ def read(fmt, size, path):
         return frames(fmt, width, height, f.read()), width, height
 
 
-def write_planar(fmt, width, height, video, path):
+def write_frames(fmt, width, height, video, path):
     """The frames into a planar format, or a packed one (PACKED)."""
     size = sample_bytes(fmt)
     with open(path, 'wb') as f:
@@ -139,13 +139,13 @@ def main():
             if video and name in video[0]:
                 print(name, hashlib.md5(b''.join(c[name] for c in video)).hexdigest())
     elif cmd == 'planar':
-        write_planar(sys.argv[5], width, height, video, sys.argv[6])
+        write_frames(sys.argv[5], width, height, video, sys.argv[6])
     elif cmd == 'widen':
         wide = sys.argv[5]
         offset = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
         video = [{name: widen(data, wide, 0.0 if name == 'A' else offset)
                   for name, data in comps.items()} for comps in video]
-        write_planar(wide, width, height, video, sys.argv[6])
+        write_frames(wide, width, height, video, sys.argv[6])
     elif cmd == 'floatdiff':
         offset = float(sys.argv[7]) if len(sys.argv) > 7 else 0.0
         wide, _, _ = read(sys.argv[5], size, sys.argv[6])
