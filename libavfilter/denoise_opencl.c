@@ -76,10 +76,11 @@ const enum AVPixelFormat ff_denoise_opencl_formats[] = {
     AV_PIX_FMT_NONE,
 };
 
-static int is_supported(enum AVPixelFormat fmt)
+/* Whether fmt is in list, which ends with AV_PIX_FMT_NONE. */
+static int format_listed(const enum AVPixelFormat *list, enum AVPixelFormat fmt)
 {
-    for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE; i++)
-        if (ff_denoise_opencl_formats[i] == fmt)
+    for (int i = 0; list[i] != AV_PIX_FMT_NONE; i++)
+        if (list[i] == fmt)
             return 1;
     return 0;
 }
@@ -118,7 +119,7 @@ int ff_denoise_opencl_get_layout(void *log_ctx, enum AVPixelFormat sw_format,
 {
     const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(sw_format);
 
-    if (!desc || !is_supported(sw_format)) {
+    if (!desc || !format_listed(ff_denoise_opencl_formats, sw_format)) {
         log_supported_formats(log_ctx, sw_format);
         return AVERROR(ENOSYS);
     }
@@ -183,6 +184,19 @@ av_cold int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLC
     return ff_opencl_filter_init(avctx);
 }
 
+/* Whether the OpenCL device carries frames of sw_format. */
+static int device_carries(AVBufferRef *device_ref, enum AVPixelFormat sw_format)
+{
+    AVHWFramesConstraints *constraints;
+    int carried;
+
+    constraints = av_hwdevice_get_hwframe_constraints(device_ref, NULL);
+    carried = !constraints || !constraints->valid_sw_formats ||
+              format_listed(constraints->valid_sw_formats, sw_format);
+    av_hwframe_constraints_free(&constraints);
+    return carried;
+}
+
 int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
                                     AVFilterFormatsConfig **cfg_in,
                                     AVFilterFormatsConfig **cfg_out)
@@ -195,8 +209,8 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     err = ff_add_format(&formats, AV_PIX_FMT_OPENCL);
     if (err < 0)
         return err;
-    /* without a device, software formats are accepted so that
-     * config_input() can say what is missing */
+    /* without a device, every software format is accepted: config_input()
+     * creates the default device and checks that it carries the format */
     if (avctx->hw_device_ctx &&
         ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type == AV_HWDEVICE_TYPE_OPENCL) {
         constraints = av_hwdevice_get_hwframe_constraints(avctx->hw_device_ctx, NULL);
@@ -204,11 +218,7 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     }
     for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE && err >= 0; i++) {
         enum AVPixelFormat fmt = ff_denoise_opencl_formats[i];
-        int carried = !device_formats;
-
-        for (int j = 0; device_formats && device_formats[j] != AV_PIX_FMT_NONE; j++)
-            carried |= device_formats[j] == fmt;
-        if (carried)
+        if (!device_formats || format_listed(device_formats, fmt))
             err = ff_add_format(&formats, fmt);
     }
     av_hwframe_constraints_free(&constraints);
@@ -219,17 +229,107 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     return ff_set_common_formats2(avctx, cfg_in, cfg_out, formats);
 }
 
-/* The filter's OpenCL device, for software frames. */
-static int set_device(AVFilterContext *avctx)
+/* The indices "P.D" of the first GPU of the first OpenCL platform that has
+ * one, else of the first device of any kind, as av_hwdevice_ctx_create()
+ * numbers them (every device of every platform). */
+static int find_default_device(char *name, size_t size)
+{
+    cl_platform_id *platforms = NULL;
+    cl_uint nb_platforms = 0;
+    int found_any = 0, found_gpu = 0;
+    cl_int cle;
+
+    cle = clGetPlatformIDs(0, NULL, &nb_platforms);
+    if (cle != CL_SUCCESS || !nb_platforms)
+        return AVERROR(ENODEV);
+    platforms = av_malloc_array(nb_platforms, sizeof(*platforms));
+    if (!platforms)
+        return AVERROR(ENOMEM);
+    cle = clGetPlatformIDs(nb_platforms, platforms, NULL);
+    for (cl_uint p = 0; cle == CL_SUCCESS && p < nb_platforms && !found_gpu; p++) {
+        cl_device_id *devices;
+        cl_uint nb_devices = 0;
+
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
+                           &nb_devices) != CL_SUCCESS || !nb_devices)
+            continue;
+        devices = av_malloc_array(nb_devices, sizeof(*devices));
+        if (!devices)
+            break;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nb_devices,
+                           devices, NULL) != CL_SUCCESS)
+            nb_devices = 0;
+        for (cl_uint d = 0; d < nb_devices && !found_gpu; d++) {
+            cl_device_type type = 0;
+
+            clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+            found_gpu = !!(type & CL_DEVICE_TYPE_GPU);
+            if (found_gpu || !found_any)
+                snprintf(name, size, "%u.%u", p, d);
+            found_any = 1;
+        }
+        av_free(devices);
+    }
+    av_free(platforms);
+    return found_any ? 0 : AVERROR(ENODEV);
+}
+
+/* The device the filter creates for software frames when it is given none:
+ * the first GPU, else the first device. */
+static int create_default_device(AVFilterContext *avctx)
+{
+    AVOpenCLDeviceContext *hwctx;
+    char name[32], device_name[256] = "";
+    int err;
+
+    err = find_default_device(name, sizeof(name));
+    if (err == AVERROR(ENODEV)) {
+        av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device, "
+               "and none was found: install an OpenCL driver, or upload the "
+               "frames with hwupload from a device that has one.\n");
+        return err;
+    }
+    if (err < 0)
+        return err;
+    err = av_hwdevice_ctx_create(&avctx->hw_device_ctx, AV_HWDEVICE_TYPE_OPENCL,
+                                 name, NULL, 0);
+    if (err < 0) {
+        av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
+               name, av_err2str(err));
+        return err;
+    }
+    hwctx = ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->hwctx;
+    clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(device_name) - 1,
+                    device_name, NULL);
+    av_log(avctx, AV_LOG_INFO, "No OpenCL device given: using %s, %s (the "
+           "device option or -init_hw_device and -filter_hw_device choose "
+           "another).\n", name, device_name);
+    return 0;
+}
+
+/* The filter's OpenCL device, for software frames of sw_format: the one it
+ * was given, else the default one. */
+static int set_device(AVFilterContext *avctx, enum AVPixelFormat sw_format)
 {
     OpenCLFilterContext *ocf = avctx->priv;
+    int err;
 
     if (!avctx->hw_device_ctx ||
         ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type != AV_HWDEVICE_TYPE_OPENCL) {
-        av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device: "
-               "give one with -init_hw_device opencl and -filter_hw_device, "
-               "or with the device option, or upload the frames with hwupload.\n");
-        return AVERROR(EINVAL);
+        av_buffer_unref(&avctx->hw_device_ctx);
+        err = create_default_device(avctx);
+        if (err < 0)
+            return err;
+        /* the formats were not narrowed to the device's, as they are for a
+         * device given before the graph is configured */
+        if (!device_carries(avctx->hw_device_ctx, sw_format)) {
+            av_log(avctx, AV_LOG_ERROR, "The OpenCL device does not carry %s "
+                   "frames: give the filter its device (the device option, or "
+                   "-init_hw_device and -filter_hw_device) so that they are "
+                   "converted to a format it carries.\n",
+                   av_get_pix_fmt_name(sw_format));
+            return AVERROR(ENOSYS);
+        }
     }
     av_buffer_unref(&ocf->device_ref);
     ocf->device_ref = av_buffer_ref(avctx->hw_device_ctx);
@@ -254,7 +354,7 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink,
             return err;
         sw_format = ((AVHWFramesContext *)l->hw_frames_ctx->data)->sw_format;
     } else {
-        err = set_device(avctx);
+        err = set_device(avctx, sw_format);
         if (err < 0)
             return err;
     }

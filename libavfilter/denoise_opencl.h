@@ -449,8 +449,9 @@ typedef struct DenoiseOpenCLContext {
       "(same output; 0: as many as 1/32 of the device memory holds)",                                        \
       offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1 << 16, flags }
 
-#define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                                   \
-    { "device", "OpenCL device to create when the filter is given none, as P.D (platform.device)", \
+#define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                   \
+    { "device", "OpenCL device to create when the filter is given none, as P.D "   \
+      "(platform.device); unset: the first GPU, else the first device",           \
       offsetof(type, dn.device), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, flags }
 
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \

@@ -113,10 +113,12 @@ expect_error "gbrpf16"     "Unsupported input format gbrpf16le"    unsupported n
 expect_error "bm3d grayf16"   "Unsupported input format grayf16le"    unsupported bm3d_gpu grayf16le 6144
 expect_error "vbm3d gray32le" "Unsupported input format gray32le"     unsupported vbm3d_gpu gray32le 12288
 
-# software frames without a device, no device, no OpenCL platform
-expect_error "sw-no-device" "Software frames need an OpenCL device" ff -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
+# OpenCL frames without a device, no OpenCL platform
+# (software frames without a device: the filter creates its own, in swframes.sh)
 expect_error "no-device"   "A hardware device reference is required" ff -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
 mkdir -p "$TMP/no-icd"
+expect_error "sw-no-platform" "Software frames need an OpenCL device, and none was found" env OCL_ICD_VENDORS="$TMP/no-icd" OCL_ICD_FILENAMES= \
+    "$FFMPEG" -nostdin -hide_banner -loglevel error -f lavfi -i "$SRC" -vf "nlmeans_gpu" -f null -
 expect_error "no-platform" "Failed to get number of OpenCL platforms|No OpenCL platforms found" env OCL_ICD_VENDORS="$TMP/no-icd" OCL_ICD_FILENAMES= \
     "$FFMPEG" -nostdin -hide_banner -loglevel error -init_hw_device opencl=ocl -filter_hw_device ocl \
     -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -

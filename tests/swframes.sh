@@ -6,7 +6,8 @@
 # frames of the input's format. Their bytes must equal those of the same
 # filter between hwupload and hwdownload, for every filter and every format
 # family the device can carry (frame MD5s), with the timeline and a runtime
-# command too; OpenCL frames in still give OpenCL frames out.
+# command too; OpenCL frames in still give OpenCL frames out. Without a
+# device, the filter creates its own (the first GPU, else the first one).
 #
 # Environment: FFMPEG (the ffmpeg binary), OPENCL_DEVICE (optional P.D).
 
@@ -76,6 +77,38 @@ SIZE=6x4 same "bm3d_gpu yuv420p 6x4"        yuv420p 3 "bm3d_gpu=sigma=20"
 same "bm3d_gpu timeline"      yuv420p 5 "bm3d_gpu=sigma=20:enable=between(n\,1\,2)"
 same "vbm3d_gpu timeline"     yuv420p 8 "vbm3d_gpu=sigma=20:past=1:future=1:enable=between(n\,2\,4)"
 same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nlmeans_gpu=sigma=10"
+
+# No device given: the filter creates the first GPU, else the first device,
+# names it in the log and gives the bytes of that device given to the
+# graph; a format that device cannot carry (the formats were chosen before
+# it existed) is refused with an error, not converted.
+# own_device NAME FORMAT FRAMES FILTER
+own_device() {
+    local name=$1 fmt=$2 n=$3 filter=$4 used
+    RUN=$((RUN + 1))
+    if ! DEV= FF_LOGLEVEL=info md5 "$TMP/own" "$fmt" "$n" "$filter"; then
+        if grep -q "The OpenCL device does not carry $fmt frames" "$TMP/err" &&
+           ! md5 "$TMP/x" "$fmt" 1 "hwupload,hwdownload,format=$fmt"; then
+            ok "$name: refused with an error, as the device cannot carry $fmt"
+        else
+            fail "$name: no device given, the filter failed: $(tail -n 1 "$TMP/err")"
+        fi
+        return
+    fi
+    used=$(sed -n 's/.*No OpenCL device given: using \([0-9]*\.[0-9]*\), .*/\1/p' "$TMP/err")
+    if [ -z "$used" ]; then
+        fail "$name: the log does not name the device the filter created"
+    elif ! DEV=$(dev_options ocl "$used") md5 "$TMP/given" "$fmt" "$n" "$filter"; then
+        fail "$name: with device $used given: $(tail -n 1 "$TMP/err")"
+    elif ! cmp -s <(grep -v '^#' "$TMP/own") <(grep -v '^#' "$TMP/given"); then
+        fail "$name: its own device $used gives other bytes than the same device given"
+    else
+        ok "$name: device $used, $n frames, the bytes of that device given"
+    fi
+}
+own_device "nlmeans_gpu own device" gray 3 "nlmeans_gpu=sigma=20"
+own_device "vbm3d_gpu own device"   yuv420p 5 "vbm3d_gpu=sigma=20:past=1:future=1"
+own_device "bm3d_gpu own device ya8" ya8 2 "bm3d_gpu=sigma=20"
 
 # OpenCL frames in: OpenCL frames out (hwdownload needs them)
 RUN=$((RUN + 1))
