@@ -280,6 +280,7 @@ static int create_default_device(AVFilterContext *avctx)
 {
     AVOpenCLDeviceContext *hwctx;
     char name[32], device_name[256] = "";
+    cl_device_type type = 0;
     int err;
 
     err = find_default_device(name, sizeof(name));
@@ -301,9 +302,12 @@ static int create_default_device(AVFilterContext *avctx)
     hwctx = ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->hwctx;
     clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(device_name) - 1,
                     device_name, NULL);
-    av_log(avctx, AV_LOG_INFO, "No OpenCL device given: using %s, %s (the "
-           "device option or -init_hw_device and -filter_hw_device choose "
-           "another).\n", name, device_name);
+    clGetDeviceInfo(hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+    av_log(avctx, AV_LOG_INFO, "No OpenCL device given: using %s, %s (%s; "
+           "the device option or -init_hw_device and -filter_hw_device choose "
+           "another).\n", name, device_name,
+           type & CL_DEVICE_TYPE_GPU ? "GPU" :
+           type & CL_DEVICE_TYPE_CPU ? "CPU" : "neither GPU nor CPU");
     return 0;
 }
 

@@ -81,7 +81,8 @@ same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nl
 # No device given: the filter creates the first GPU, else the first device,
 # names it in the log and gives the bytes of that device given to the
 # graph; a format that device cannot carry (the formats were chosen before
-# it existed) is refused with an error, not converted.
+# it existed) is refused with an error, not converted. Where OPENCL_DEVICE
+# is set (a GPU, by the GPU checks' rule), the device created must be a GPU.
 # own_device NAME FORMAT FRAMES FILTER
 own_device() {
     local name=$1 fmt=$2 n=$3 filter=$4 used
@@ -98,6 +99,8 @@ own_device() {
     used=$(sed -n 's/.*No OpenCL device given: using \([0-9]*\.[0-9]*\), .*/\1/p' "$TMP/err")
     if [ -z "$used" ]; then
         fail "$name: the log does not name the device the filter created"
+    elif [ -n "${OPENCL_DEVICE:-}" ] && ! grep -q "No OpenCL device given: using $used, .* (GPU;" "$TMP/err"; then
+        fail "$name: the filter created $used, not a GPU, where OPENCL_DEVICE is one"
     elif ! DEV=$(dev_options ocl "$used") md5 "$TMP/given" "$fmt" "$n" "$filter"; then
         fail "$name: with device $used given: $(tail -n 1 "$TMP/err")"
     elif ! cmp -s <(grep -v '^#' "$TMP/own") <(grep -v '^#' "$TMP/given"); then
