@@ -165,42 +165,183 @@ void ff_denoise_opencl_pad_components(DenoiseLayout *layout, int min_size)
     }
 }
 
+/* Whether device_ref is an OpenCL device. */
+static int is_opencl_device(const AVBufferRef *device_ref)
+{
+    return device_ref &&
+           ((AVHWDeviceContext *)device_ref->data)->type == AV_HWDEVICE_TYPE_OPENCL;
+}
+
+static int has_image_support(cl_device_id device)
+{
+    cl_bool images = CL_FALSE;
+
+    return clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images),
+                           &images, NULL) == CL_SUCCESS && images;
+}
+
+static size_t device_max_work_group(cl_device_id device)
+{
+    size_t size = 0;
+
+    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size),
+                        &size, NULL) != CL_SUCCESS)
+        return 0;
+    return size;
+}
+
+/* How well a device suits the filters, for the choice of a default one. */
+enum DeviceRank {
+    DEVICE_NONE,
+    DEVICE_UNUSABLE,    ///< without images or work-groups of 128
+    DEVICE_USABLE,
+    DEVICE_USABLE_GPU,
+};
+
+static enum DeviceRank rank_device(cl_device_id device)
+{
+    cl_device_type type = 0;
+
+    if (!has_image_support(device) ||
+        device_max_work_group(device) < DENOISE_LOCAL_W * DENOISE_LOCAL_H)
+        return DEVICE_UNUSABLE;
+    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+    return type & CL_DEVICE_TYPE_GPU ? DEVICE_USABLE_GPU : DEVICE_USABLE;
+}
+
+/* Rank the devices of platform p, the p-th, and name the best so far
+ * "P.D" in name. */
+static int rank_platform_devices(cl_platform_id platform, cl_uint p,
+                                 enum DeviceRank *best, char *name, size_t size)
+{
+    cl_device_id *devices;
+    cl_uint nb_devices = 0;
+
+    /* as for av_hwdevice_ctx_create(): every device, a platform without
+     * any skipped */
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, NULL,
+                       &nb_devices) != CL_SUCCESS || !nb_devices)
+        return 0;
+    devices = av_malloc_array(nb_devices, sizeof(*devices));
+    if (!devices)
+        return AVERROR(ENOMEM);
+    if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, nb_devices, devices,
+                       NULL) != CL_SUCCESS)
+        nb_devices = 0;
+    for (cl_uint d = 0; d < nb_devices && *best < DEVICE_USABLE_GPU; d++) {
+        enum DeviceRank rank = rank_device(devices[d]);
+
+        if (rank > *best) {
+            *best = rank;
+            snprintf(name, size, "%u.%u", p, d);
+        }
+    }
+    av_free(devices);
+    return 0;
+}
+
+/*
+ * The indices "P.D", as av_hwdevice_ctx_create() takes them, of the device
+ * the filter creates when it is given none: the first GPU the filters can
+ * run on, else the first device they can run on, else the first device
+ * (whose set-up then says what it lacks).
+ */
+static int find_default_device(char *name, size_t size)
+{
+    enum DeviceRank best = DEVICE_NONE;
+    cl_platform_id *platforms;
+    cl_uint nb_platforms = 0;
+    int err = 0;
+
+    /* the ICD loader's error where it finds no platform too */
+    if (clGetPlatformIDs(0, NULL, &nb_platforms) != CL_SUCCESS || !nb_platforms)
+        return AVERROR(ENODEV);
+    platforms = av_malloc_array(nb_platforms, sizeof(*platforms));
+    if (!platforms)
+        return AVERROR(ENOMEM);
+    if (clGetPlatformIDs(nb_platforms, platforms, NULL) != CL_SUCCESS)
+        err = AVERROR_EXTERNAL;
+    for (cl_uint p = 0; !err && p < nb_platforms && best < DEVICE_USABLE_GPU; p++)
+        err = rank_platform_devices(platforms[p], p, &best, name, size);
+    av_free(platforms);
+    if (err < 0)
+        return err;
+    return best == DEVICE_NONE ? AVERROR(ENODEV) : 0;
+}
+
+/*
+ * The OpenCL device for software frames that the filter creates itself: the
+ * device option's, else one derived from the device of another type it
+ * was given, else, given none, its default one. An OpenCL device given
+ * after this (FFmpeg 5.1's ffmpeg gives it after init) takes the default
+ * one's place. Only the device option's failure fails the filter here; the
+ * others are reported if software frames come.
+ */
+static av_cold int create_software_device(AVFilterContext *avctx,
+                                          DenoiseOpenCLContext *dn)
+{
+    int err;
+
+    if (dn->device) {
+        err = av_hwdevice_ctx_create(&dn->sw_device_ref, AV_HWDEVICE_TYPE_OPENCL,
+                                     dn->device, NULL, 0);
+        if (err < 0)
+            av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
+                   dn->device, av_err2str(err));
+        return err;
+    }
+    if (is_opencl_device(avctx->hw_device_ctx))
+        return 0;
+    if (avctx->hw_device_ctx &&
+        av_hwdevice_ctx_create_derived(&dn->sw_device_ref, AV_HWDEVICE_TYPE_OPENCL,
+                                       avctx->hw_device_ctx, 0) >= 0)
+        return 0;
+    dn->sw_device_is_default = 1;
+    dn->sw_device_err = find_default_device(dn->default_device,
+                                            sizeof(dn->default_device));
+    if (dn->sw_device_err >= 0)
+        dn->sw_device_err = av_hwdevice_ctx_create(&dn->sw_device_ref,
+                                                   AV_HWDEVICE_TYPE_OPENCL,
+                                                   dn->default_device, NULL, 0);
+    return 0;
+}
+
 av_cold int ff_denoise_opencl_init_filter(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
+    int err;
+
     if (dn->sigma < 0 && dn->sigma != DENOISE_SIGMA_AUTO && dn->sigma != DENOISE_SIGMA_CURVE) {
         av_log(avctx, AV_LOG_ERROR, "sigma must be from 0 to 255, auto (-1) or "
                "curve (-2).\n");
         return AVERROR(EINVAL);
     }
-    if (dn->device && !avctx->hw_device_ctx) {
-        int err = av_hwdevice_ctx_create(&avctx->hw_device_ctx, AV_HWDEVICE_TYPE_OPENCL,
-                                         dn->device, NULL, 0);
-        if (err < 0) {
-            av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
-                   dn->device, av_err2str(err));
-            return err;
-        }
-    }
+    err = create_software_device(avctx, dn);
+    if (err < 0)
+        return err;
     return ff_opencl_filter_init(avctx);
 }
 
-/* Whether the OpenCL device carries frames of sw_format. */
-static int device_carries(AVBufferRef *device_ref, enum AVPixelFormat sw_format)
+/*
+ * The device software frames are filtered on: the device option's, else
+ * the OpenCL device the filter was given, else the one it derived or its
+ * default one; NULL where there is none.
+ */
+static AVBufferRef *software_device(const AVFilterContext *avctx,
+                                    const DenoiseOpenCLContext *dn)
 {
-    AVHWFramesConstraints *constraints;
-    int carried;
-
-    constraints = av_hwdevice_get_hwframe_constraints(device_ref, NULL);
-    carried = !constraints || !constraints->valid_sw_formats ||
-              format_listed(constraints->valid_sw_formats, sw_format);
-    av_hwframe_constraints_free(&constraints);
-    return carried;
+    if (dn->sw_device_ref && !dn->sw_device_is_default)
+        return dn->sw_device_ref;
+    if (is_opencl_device(avctx->hw_device_ctx))
+        return avctx->hw_device_ctx;
+    return dn->sw_device_ref;
 }
 
 int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
                                     AVFilterFormatsConfig **cfg_in,
                                     AVFilterFormatsConfig **cfg_out)
 {
+    const DenoiseOpenCLContext *dn = &((const DenoiseFilterContext *)avctx->priv)->dn;
+    AVBufferRef *device_ref = software_device(avctx, dn);
     AVHWFramesConstraints *constraints = NULL;
     const enum AVPixelFormat *device_formats = NULL;
     AVFilterFormats *formats = NULL;
@@ -209,11 +350,10 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     err = ff_add_format(&formats, AV_PIX_FMT_OPENCL);
     if (err < 0)
         return err;
-    /* without a device, every software format is accepted: config_input()
-     * creates the default device and checks that it carries the format */
-    if (avctx->hw_device_ctx &&
-        ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type == AV_HWDEVICE_TYPE_OPENCL) {
-        constraints = av_hwdevice_get_hwframe_constraints(avctx->hw_device_ctx, NULL);
+    /* without a device, every software format is accepted so that
+     * config_input() can say what is missing */
+    if (device_ref) {
+        constraints = av_hwdevice_get_hwframe_constraints(device_ref, NULL);
         device_formats = constraints ? constraints->valid_sw_formats : NULL;
     }
     for (int i = 0; ff_denoise_opencl_formats[i] != AV_PIX_FMT_NONE && err >= 0; i++) {
@@ -229,114 +369,41 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     return ff_set_common_formats2(avctx, cfg_in, cfg_out, formats);
 }
 
-/* The indices "P.D" of the first GPU of the first OpenCL platform that has
- * one, else of the first device of any kind, as av_hwdevice_ctx_create()
- * numbers them (every device of every platform). */
-static int find_default_device(char *name, size_t size)
+static void log_default_device(AVFilterContext *avctx,
+                               const DenoiseOpenCLContext *dn)
 {
-    cl_platform_id *platforms = NULL;
-    cl_uint nb_platforms = 0;
-    int found_any = 0, found_gpu = 0;
-    cl_int cle;
-
-    cle = clGetPlatformIDs(0, NULL, &nb_platforms);
-    if (cle != CL_SUCCESS || !nb_platforms)
-        return AVERROR(ENODEV);
-    platforms = av_malloc_array(nb_platforms, sizeof(*platforms));
-    if (!platforms)
-        return AVERROR(ENOMEM);
-    cle = clGetPlatformIDs(nb_platforms, platforms, NULL);
-    for (cl_uint p = 0; cle == CL_SUCCESS && p < nb_platforms && !found_gpu; p++) {
-        cl_device_id *devices;
-        cl_uint nb_devices = 0;
-
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL,
-                           &nb_devices) != CL_SUCCESS || !nb_devices)
-            continue;
-        devices = av_malloc_array(nb_devices, sizeof(*devices));
-        if (!devices)
-            break;
-        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, nb_devices,
-                           devices, NULL) != CL_SUCCESS)
-            nb_devices = 0;
-        for (cl_uint d = 0; d < nb_devices && !found_gpu; d++) {
-            cl_device_type type = 0;
-
-            clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-            found_gpu = !!(type & CL_DEVICE_TYPE_GPU);
-            if (found_gpu || !found_any)
-                snprintf(name, size, "%u.%u", p, d);
-            found_any = 1;
-        }
-        av_free(devices);
-    }
-    av_free(platforms);
-    return found_any ? 0 : AVERROR(ENODEV);
-}
-
-/* The device the filter creates for software frames when it is given none:
- * the first GPU, else the first device. */
-static int create_default_device(AVFilterContext *avctx)
-{
-    AVOpenCLDeviceContext *hwctx;
-    char name[32], device_name[256] = "";
+    const AVOpenCLDeviceContext *hwctx =
+        ((AVHWDeviceContext *)dn->sw_device_ref->data)->hwctx;
+    char name[256] = "";
     cl_device_type type = 0;
-    int err;
 
-    err = find_default_device(name, sizeof(name));
-    if (err == AVERROR(ENODEV)) {
-        av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL device, "
-               "and none was found: install an OpenCL driver, or upload the "
-               "frames with hwupload from a device that has one.\n");
-        return err;
-    }
-    if (err < 0)
-        return err;
-    err = av_hwdevice_ctx_create(&avctx->hw_device_ctx, AV_HWDEVICE_TYPE_OPENCL,
-                                 name, NULL, 0);
-    if (err < 0) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to create OpenCL device %s: %s.\n",
-               name, av_err2str(err));
-        return err;
-    }
-    hwctx = ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->hwctx;
-    clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(device_name) - 1,
-                    device_name, NULL);
+    clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
     clGetDeviceInfo(hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    av_log(avctx, AV_LOG_INFO, "No OpenCL device given: using %s, %s (%s; "
-           "the device option or -init_hw_device and -filter_hw_device choose "
-           "another).\n", name, device_name,
+    av_log(avctx, AV_LOG_VERBOSE, "No OpenCL device given: using %s, %s (%s).\n",
+           dn->default_device, name,
            type & CL_DEVICE_TYPE_GPU ? "GPU" :
            type & CL_DEVICE_TYPE_CPU ? "CPU" : "neither GPU nor CPU");
-    return 0;
 }
 
-/* The filter's OpenCL device, for software frames of sw_format: the one it
- * was given, else the default one. */
-static int set_device(AVFilterContext *avctx, enum AVPixelFormat sw_format)
+/* The filter's OpenCL device, for software frames. */
+static int set_device(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
 {
     OpenCLFilterContext *ocf = avctx->priv;
-    int err;
+    AVBufferRef *device_ref = software_device(avctx, dn);
 
-    if (!avctx->hw_device_ctx ||
-        ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type != AV_HWDEVICE_TYPE_OPENCL) {
-        av_buffer_unref(&avctx->hw_device_ctx);
-        err = create_default_device(avctx);
-        if (err < 0)
-            return err;
-        /* the formats were not narrowed to the device's, as they are for a
-         * device given before the graph is configured */
-        if (!device_carries(avctx->hw_device_ctx, sw_format)) {
-            av_log(avctx, AV_LOG_ERROR, "The OpenCL device does not carry %s "
-                   "frames: give the filter its device (the device option, or "
-                   "-init_hw_device and -filter_hw_device) so that they are "
-                   "converted to a format it carries.\n",
-                   av_get_pix_fmt_name(sw_format));
-            return AVERROR(ENOSYS);
-        }
+    if (!device_ref) {
+        if (dn->sw_device_err == AVERROR(ENODEV))
+            av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL "
+                   "device, and none was found.\n");
+        else
+            av_log(avctx, AV_LOG_ERROR, "Failed to create an OpenCL device "
+                   "for software frames: %s.\n", av_err2str(dn->sw_device_err));
+        return dn->sw_device_err;
     }
+    if (device_ref == dn->sw_device_ref && dn->sw_device_is_default)
+        log_default_device(avctx, dn);
     av_buffer_unref(&ocf->device_ref);
-    ocf->device_ref = av_buffer_ref(avctx->hw_device_ctx);
+    ocf->device_ref = av_buffer_ref(device_ref);
     if (!ocf->device_ref)
         return AVERROR(ENOMEM);
     ocf->device = (AVHWDeviceContext *)ocf->device_ref->data;
@@ -358,7 +425,7 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink,
             return err;
         sw_format = ((AVHWFramesContext *)l->hw_frames_ctx->data)->sw_format;
     } else {
-        err = set_device(avctx, sw_format);
+        err = set_device(avctx, dn);
         if (err < 0)
             return err;
     }
@@ -551,24 +618,6 @@ static const char *build_options(cl_device_id device)
     clGetDeviceInfo(device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof(fp), &fp, NULL);
     return fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ?
            "-cl-fp32-correctly-rounded-divide-sqrt" : NULL;
-}
-
-static int has_image_support(cl_device_id device)
-{
-    cl_bool images = CL_FALSE;
-
-    return clGetDeviceInfo(device, CL_DEVICE_IMAGE_SUPPORT, sizeof(images),
-                           &images, NULL) == CL_SUCCESS && images;
-}
-
-static size_t device_max_work_group(cl_device_id device)
-{
-    size_t size = 0;
-
-    if (clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(size),
-                        &size, NULL) != CL_SUCCESS)
-        return 0;
-    return size;
 }
 
 static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
@@ -786,6 +835,7 @@ av_cold void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLConte
     ff_denoise_noise_uninit(avctx, dn);
     CL_RELEASE_QUEUE(dn->queue);
     av_buffer_unref(&dn->sw_frames_ref);
+    av_buffer_unref(&dn->sw_device_ref);
 }
 
 /* What an OpenCL error code means, where it is a lack of memory. */

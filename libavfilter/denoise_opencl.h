@@ -29,6 +29,7 @@
 #ifndef AVFILTER_DENOISE_OPENCL_H
 #define AVFILTER_DENOISE_OPENCL_H
 
+#include <assert.h>
 #include <stddef.h>
 
 #include "libavutil/opt.h"
@@ -357,8 +358,9 @@ enum DenoiseKernel {
 
 /**
  * Shared state of a denoiser, in the filter's private context after its
- * OpenCLFilterContext: the common options, the frames' layout, the shared
- * kernels, profiling and the frame queue.
+ * OpenCLFilterContext (DenoiseFilterContext): the common options, the
+ * device for software frames, the frames' layout, the shared kernels,
+ * profiling and the frame queue.
  */
 typedef struct DenoiseOpenCLContext {
     /* options common to the filters (DENOISE_OPENCL_*_OPTION*) */
@@ -369,7 +371,19 @@ typedef struct DenoiseOpenCLContext {
     int   search_mode;                        ///< enum DenoiseSearchMode
     int   band_rows;                          ///< grid rows per band, 0: auto
     int   profile;                            ///< collect kernel times
-    char *device;                             ///< OpenCL device to create, "P.D"
+    char *device;                             ///< OpenCL device for software frames, "P.D"
+
+    /**
+     * The OpenCL device for software frames that the filter created: the
+     * device option's, one derived from a given device of another type, or
+     * the default one (sw_device_is_default, named default_device: it
+     * serves only where no OpenCL device is given). NULL: an OpenCL device
+     * was given, or the default one could not be created (sw_device_err).
+     */
+    AVBufferRef *sw_device_ref;
+    int sw_device_is_default;
+    int sw_device_err;
+    char default_device[24];                  ///< "P.D"
 
     DenoiseLayout layout;                     ///< of the input frames
     int width, height;                        ///< of the input frames
@@ -409,6 +423,21 @@ typedef struct DenoiseOpenCLContext {
     DenoiseFrameQueue fq;
     DenoiseNoise noise;
 } DenoiseOpenCLContext;
+
+/**
+ * The first members of every denoiser's private context, in this order, so
+ * that the shared code reaches them from the filter context alone, as
+ * ff_opencl_filter_*() reach ocf (DENOISE_CHECK_CONTEXT checks the order).
+ */
+typedef struct DenoiseFilterContext {
+    OpenCLFilterContext  ocf;
+    DenoiseOpenCLContext dn;
+} DenoiseFilterContext;
+
+#define DENOISE_CHECK_CONTEXT(type)                                             \
+    static_assert(offsetof(type, ocf) == 0 &&                                   \
+                  offsetof(type, dn) == offsetof(DenoiseFilterContext, dn),     \
+                  #type " begins with the members of DenoiseFilterContext")
 
 /*
  * AVOptions common to the filters, for a private context 'type' with a
@@ -450,8 +479,8 @@ typedef struct DenoiseOpenCLContext {
       offsetof(type, dn.band_rows), AV_OPT_TYPE_INT, { .i64 = 0 }, 0, 1 << 16, flags }
 
 #define DENOISE_OPENCL_DEVICE_OPTION(type, flags)                                   \
-    { "device", "OpenCL device to create when the filter is given none, as P.D "   \
-      "(platform.device); unset: the first GPU, else the first device",           \
+    { "device", "OpenCL device for software frames, as P.D (platform.device); "    \
+      "unset: the graph's, else the first GPU, else the first device",            \
       offsetof(type, dn.device), AV_OPT_TYPE_STRING, { .str = NULL }, 0, 0, flags }
 
 #define DENOISE_OPENCL_PROFILE_OPTION(type, flags)                                                  \

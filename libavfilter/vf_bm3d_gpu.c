@@ -186,6 +186,8 @@ typedef struct BM3DGPUContext {
     cl_mem distances[DENOISE_MAX_COMPONENTS];
 } BM3DGPUContext;
 
+DENOISE_CHECK_CONTEXT(BM3DGPUContext);
+
 /* The noise of channel c: sigma or csigma, or for RGB frames grouped
  * jointly the opponent channel's. */
 static float channel_sigma(const BM3DGPUContext *s, int c)

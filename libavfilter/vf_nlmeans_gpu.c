@@ -114,6 +114,8 @@ typedef struct NLMeansGPUContext {
     cl_mem stack_sums;          ///< and their patch sums
 } NLMeansGPUContext;
 
+DENOISE_CHECK_CONTEXT(NLMeansGPUContext);
+
 static float component_sigma(const NLMeansGPUContext *s, int c)
 {
     return ff_denoise_opencl_sigma(&s->dn, c, s->mode == COLOR_OPPONENT);

@@ -125,6 +125,8 @@ expect_error "no-platform" "Failed to get number of OpenCL platforms|No OpenCL p
 expect_error "bad-device"  "No matching (devices|platforms) found" ff -init_hw_device opencl=ocl:9.9 -filter_hw_device ocl \
     -f lavfi -i "$SRC" -vf "hwupload,nlmeans_gpu,hwdownload,format=yuv420p" -f null -
 expect_error "bad-device-option" "Failed to create OpenCL device 9.9" ff -f lavfi -i "$SRC" -vf "nlmeans_gpu=device=9.9" -f null -
+# the device option wins over the graph's device
+expect_error "bad-device-option, a device given" "Failed to create OpenCL device 9.9" ff $DEV -f lavfi -i "$SRC" -vf "bm3d_gpu=device=9.9" -f null -
 
 # bm3d_gpu
 expect_error "bm3d sigma<0"   "parameter 'sigma' out of range"                   bm "sigma=-3"

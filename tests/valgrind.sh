@@ -5,7 +5,8 @@
 # vbm3d_gpu (default, and causal on 16-bit gray), plus two failure
 # paths (an option refused at init, a device refusing an image in
 # mid-stream with frames queued in vbm3d_gpu), and software frames in and
-# out (vbm3d_gpu, and nlmeans_gpu with an image refused mid-stream). Each
+# out (vbm3d_gpu, and nlmeans_gpu with an image refused mid-stream, and
+# on the filter's own device, none given). Each
 # case must have
 #   - no memcheck error (invalid read or write, use of an uninitialised
 #     value, bad free) and no definitely lost block;
@@ -147,6 +148,8 @@ cases() {
     # state of that path
     SOFTWARE=1 expect_ok yuv420p vbm3d_gpu=sigma=10
     SOFTWARE=1 expect_error image=9 yuv420p nlmeans_gpu=sigma=10 "refused|Failed to create|allocate"
+    # software frames on the filter's own device, none given
+    SOFTWARE=1 DEV= expect_ok yuv420p nlmeans_gpu=sigma=10
 }
 
 WARMING=1 cases
