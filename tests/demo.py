@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The main job: denoise a noisy natural photograph with nlmeans_gpu on the
-default OpenCL device and print the PSNR before and after.
+OpenCL device P.D, or else on the filter's own device (the first GPU, else
+the first device), and print the PSNR before and after.
 
     make demo [OPENCL_DEVICE=P.D] [SIGMA=20]
 """
@@ -45,7 +46,7 @@ def main():
     clean = prepare_clean(ff, data, args.work, [args.photo], 512, "rgb24")[0]
     noisy = add_noise(args.tools, clean, args.sigma, 1, args.work)
     out = os.path.join(args.work, "denoised.png")
-    cmd = ff.hw_args() + ["-i", noisy, "-vf",
+    cmd = (ff.hw_args() if args.device else []) + ["-i", noisy, "-vf",
                           "format=gbrp,nlmeans_gpu=sigma=%g" % args.sigma,
                           "-update", "1", "-y", out]
     print("ffmpeg " + " ".join(cmd))
