@@ -3,7 +3,7 @@
 # Run every ffmpeg and ffprobe command of the documentation's @example
 # blocks, with INPUT (-i INPUT, movie=INPUT) replaced by a short test clip,
 # OUTPUT by the null muxer and the OpenCL device by $OPENCL_DEVICE (or the
-# default device; device=0.0 for the filters' own device).
+# default device; device=P.D for the filters' device option).
 #
 # An ffprobe command is reported as skipped where the build has no ffprobe
 # (a minimal build). A command whose only failure is that this device cannot download the
@@ -27,7 +27,7 @@ while IFS= read -r cmd; do
     fi
     cmd=$(printf '%s' "$cmd" | sed -E \
         -e "s/opencl=gpu(:[0-9.]+)?/opencl=gpu${OPENCL_DEVICE:+:$OPENCL_DEVICE}/" \
-        -e "s/device=0\.0/device=${OPENCL_DEVICE:-0.0}/" \
+        -e "s/device=[0-9]+\.[0-9]+/device=${OPENCL_DEVICE:-0.0}/" \
         -e 's/-i INPUT/-f lavfi -i testsrc2=s=96x64:r=10:d=0.3/' \
         -e 's/movie=INPUT/testsrc2=s=96x64:r=10:d=0.3,format=yuv420p/' \
         -e 's/ OUTPUT$/ -f null -/')
