@@ -392,13 +392,15 @@ static int set_device(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
     AVBufferRef *device_ref = software_device(avctx, dn);
 
     if (!device_ref) {
-        if (dn->sw_device_err == AVERROR(ENODEV))
+        int err = dn->sw_device_err < 0 ? dn->sw_device_err : AVERROR(ENODEV);
+
+        if (err == AVERROR(ENODEV))
             av_log(avctx, AV_LOG_ERROR, "Software frames need an OpenCL "
                    "device, and none was found.\n");
         else
             av_log(avctx, AV_LOG_ERROR, "Failed to create an OpenCL device "
-                   "for software frames: %s.\n", av_err2str(dn->sw_device_err));
-        return dn->sw_device_err;
+                   "for software frames: %s.\n", av_err2str(err));
+        return err;
     }
     if (device_ref == dn->sw_device_ref && dn->sw_device_is_default)
         log_default_device(avctx, dn);
