@@ -369,20 +369,33 @@ int ff_denoise_opencl_query_formats(const AVFilterContext *avctx,
     return ff_set_common_formats2(avctx, cfg_in, cfg_out, formats);
 }
 
-static void log_default_device(AVFilterContext *avctx,
-                               const DenoiseOpenCLContext *dn)
+/* Name the device software frames are filtered on, and where it is from. */
+static void log_software_device(AVFilterContext *avctx,
+                                const DenoiseOpenCLContext *dn,
+                                const AVBufferRef *device_ref)
 {
-    const AVOpenCLDeviceContext *hwctx =
-        ((AVHWDeviceContext *)dn->sw_device_ref->data)->hwctx;
-    char name[256] = "";
+    const AVOpenCLDeviceContext *hwctx = ((AVHWDeviceContext *)device_ref->data)->hwctx;
+    char name[256] = "", device[96];
+    const char *why = "";
     cl_device_type type = 0;
 
     clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
     clGetDeviceInfo(hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    av_log(avctx, AV_LOG_VERBOSE, "No OpenCL device given: using %s, %s (%s).\n",
-           dn->default_device, name,
+    if (device_ref != dn->sw_device_ref) {
+        snprintf(device, sizeof(device), "the filter graph's OpenCL device");
+    } else if (dn->sw_device_is_default || dn->device) {
+        snprintf(device, sizeof(device), "OpenCL device %s",
+                 dn->device ? dn->device : dn->default_device);
+        why = dn->device ? ": the device option's" : ": the default, no device given";
+    } else {
+        snprintf(device, sizeof(device), "an OpenCL device derived from the "
+                 "filter graph's %s device", av_hwdevice_get_type_name(
+                 ((AVHWDeviceContext *)avctx->hw_device_ctx->data)->type));
+    }
+    av_log(avctx, AV_LOG_VERBOSE, "Software frames on %s, %s (%s)%s.\n",
+           device, name,
            type & CL_DEVICE_TYPE_GPU ? "GPU" :
-           type & CL_DEVICE_TYPE_CPU ? "CPU" : "neither GPU nor CPU");
+           type & CL_DEVICE_TYPE_CPU ? "CPU" : "neither GPU nor CPU", why);
 }
 
 /* The filter's OpenCL device, for software frames. */
@@ -402,8 +415,7 @@ static int set_device(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
                    "for software frames: %s.\n", av_err2str(err));
         return err;
     }
-    if (device_ref == dn->sw_device_ref && dn->sw_device_is_default)
-        log_default_device(avctx, dn);
+    log_software_device(avctx, dn, device_ref);
     av_buffer_unref(&ocf->device_ref);
     ocf->device_ref = av_buffer_ref(device_ref);
     if (!ocf->device_ref)

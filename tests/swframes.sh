@@ -92,10 +92,10 @@ own_device() {
         fail "$name: no device given, the filter failed: $(grep -v '^\[' "$TMP/err" | tail -n 1)"
         return
     fi
-    used=$(sed -n 's/.*No OpenCL device given: using \([0-9]*\.[0-9]*\), .*/\1/p' "$TMP/err")
+    used=$(sed -n 's/.*Software frames on OpenCL device \([0-9]*\.[0-9]*\), .*: the default, no device given\./\1/p' "$TMP/err")
     if [ -z "$used" ]; then
         fail "$name: the log does not name the device the filter created"
-    elif [ -n "${OPENCL_DEVICE:-}" ] && ! grep -q "No OpenCL device given: using $used, .* (GPU)" "$TMP/err"; then
+    elif [ -n "${OPENCL_DEVICE:-}" ] && ! grep -q "Software frames on OpenCL device $used, .* (GPU): the default" "$TMP/err"; then
         fail "$name: the filter created $used, not a GPU, where OPENCL_DEVICE is one"
     elif ! DEV=$(dev_options ocl "$used") md5 "$TMP/given" "$fmt" "$n" "$filter"; then
         fail "$name: with device $used given: $(tail -n 1 "$TMP/err")"
@@ -108,6 +108,15 @@ own_device() {
 own_device "nlmeans_gpu own device" gray 3 "nlmeans_gpu=sigma=20"
 own_device "vbm3d_gpu own device"   yuv420p 5 "vbm3d_gpu=sigma=20:past=1:future=1"
 own_device "bm3d_gpu own device ya8" ya8 2 "bm3d_gpu=sigma=20"
+# the device option wins over the graph's device
+RUN=$((RUN + 1))
+if ! FF_LOGLEVEL=verbose md5 "$TMP/x" gray 1 "nlmeans_gpu=device=${OPENCL_DEVICE:-0.0}"; then
+    fail "device option and the graph's device: $(tail -n 1 "$TMP/err")"
+elif ! grep -q "Software frames on OpenCL device ${OPENCL_DEVICE:-0.0}, .*: the device option's\." "$TMP/err"; then
+    fail "device option and the graph's device: the option's device is not the one used"
+else
+    ok "device option and the graph's device: the option's used"
+fi
 
 # OpenCL frames in: OpenCL frames out (hwdownload needs them)
 RUN=$((RUN + 1))
