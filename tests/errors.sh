@@ -118,7 +118,7 @@ export TMP
 # (formats that FFmpeg 7.1 or 5.1 lack are skipped there)
 refused_format() {
     local name=$1 regex=$2 filter=$3 fmt=$4 bytes=$5
-    if "$FFMPEG" -hide_banner -pix_fmts 2> /dev/null | grep -q " $fmt "; then
+    if has_pix_fmt "$fmt"; then
         expect_error "$name" "$regex" unsupported "$filter" "$fmt" "$bytes"
     else
         skip "$name: $fmt is not in this FFmpeg"

@@ -15,6 +15,7 @@
 #   ff [-t SECONDS] ARGS...   ffmpeg -nostdin -hide_banner -loglevel
 #               ${FF_LOGLEVEL:-error} ARGS, stopped after SECONDS (status 124)
 #   filter_help NAME          ffmpeg -h filter=NAME; status 1 without that filter
+#   has_pix_fmt FORMAT        whether this ffmpeg knows the pixel format
 #   is_crash STATUS           whether a status is a process killed by a signal
 #   status_kind STATUS [ERRFILE]   ok, timeout, crash, report or error
 #   check_error LABEL REGEX STATUS ERRFILE   a run that must fail cleanly
@@ -67,6 +68,11 @@ ff() {
         shift 2
     fi
     ${limit[@]+"${limit[@]}"} "$FFMPEG" -nostdin -hide_banner -loglevel "${FF_LOGLEVEL:-error}" "$@"
+}
+
+# has_pix_fmt FORMAT: whether this ffmpeg knows the pixel format FORMAT
+has_pix_fmt() {
+    "$FFMPEG" -hide_banner -pix_fmts 2> /dev/null | grep -q " $1 "
 }
 
 # filter_help NAME: what ffmpeg -h filter=NAME says; status 1 when this

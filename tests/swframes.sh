@@ -45,7 +45,7 @@ same() {
 FORMATS="gray gray16le yuv420p yuv422p yuv444p yuv440p yuv410p yuvj420p
 yuv420p16le yuv444p16le gbrp gbrp16le yuva420p gbrap rgba grayf32le"
 # the MSB formats came with FFmpeg 8.0
-if "$FFMPEG" -hide_banner -pix_fmts 2> /dev/null | grep -q ' yuv444p10msble '; then
+if has_pix_fmt yuv444p10msble; then
     FORMATS+=" yuv444p10msble"
 else
     skip "yuv444p10msble: not in this FFmpeg"
