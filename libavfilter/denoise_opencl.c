@@ -172,6 +172,15 @@ static int is_opencl_device(const AVBufferRef *device_ref)
            ((AVHWDeviceContext *)device_ref->data)->type == AV_HWDEVICE_TYPE_OPENCL;
 }
 
+/* The device's CL_DEVICE_TYPE bits (0 where it does not say). */
+static cl_device_type device_type(cl_device_id device)
+{
+    cl_device_type type = 0;
+
+    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
+    return type;
+}
+
 static int has_image_support(cl_device_id device)
 {
     cl_bool images = CL_FALSE;
@@ -200,13 +209,10 @@ enum DeviceRank {
 
 static enum DeviceRank rank_device(cl_device_id device)
 {
-    cl_device_type type = 0;
-
     if (!has_image_support(device) ||
         device_max_work_group(device) < DENOISE_LOCAL_W * DENOISE_LOCAL_H)
         return DEVICE_UNUSABLE;
-    clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
-    return type & CL_DEVICE_TYPE_GPU ? DEVICE_USABLE_GPU : DEVICE_USABLE;
+    return device_type(device) & CL_DEVICE_TYPE_GPU ? DEVICE_USABLE_GPU : DEVICE_USABLE;
 }
 
 /* Rank the devices of platform p, the p-th, and name the best so far
@@ -377,10 +383,9 @@ static void log_software_device(AVFilterContext *avctx,
     const AVOpenCLDeviceContext *hwctx = ((AVHWDeviceContext *)device_ref->data)->hwctx;
     char name[256] = "", device[96];
     const char *why = "";
-    cl_device_type type = 0;
+    cl_device_type type = device_type(hwctx->device_id);
 
     clGetDeviceInfo(hwctx->device_id, CL_DEVICE_NAME, sizeof(name) - 1, name, NULL);
-    clGetDeviceInfo(hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
     if (device_ref != dn->sw_device_ref) {
         snprintf(device, sizeof(device), "the filter graph's OpenCL device");
     } else if (dn->sw_device_is_default || dn->device) {
@@ -1354,11 +1359,10 @@ static int squares_exact(const DenoiseSearch *ds)
 static int work_group_searches(AVFilterContext *avctx, const DenoiseOpenCLContext *dn)
 {
     OpenCLFilterContext *ocf = avctx->priv;
-    cl_device_type type = 0;
 
-    clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_TYPE, sizeof(type), &type, NULL);
     return dn->search_mode == DENOISE_SEARCH_TILED ||
-           (dn->search_mode == DENOISE_SEARCH_AUTO && !(type & CL_DEVICE_TYPE_CPU));
+           (dn->search_mode == DENOISE_SEARCH_AUTO &&
+            !(device_type(ocf->hwctx->device_id) & CL_DEVICE_TYPE_CPU));
 }
 
 /*
