@@ -45,7 +45,11 @@ everywhere. So the formats tests/formats.sh checks at one size also meet
 random sizes (odd and tiny ones among them), options, timelines and
 runtime commands. Likewise every third case with K mod 3 = 1 that passes
 runs again on software frames (no hwupload or hwdownload: the filter
-moves the frames itself, tests/swframes.sh) and must give the same bytes.
+moves the frames itself, tests/swframes.sh) and must give the same bytes:
+with K mod 6 = 1 on the device given to ffmpeg, with K mod 6 = 4 on the
+filter's own device, ffmpeg given none (the device option naming --device;
+without --device, the filter's default device, or, where that is not the
+device ffmpeg's -init_hw_device picks by default, the option naming that).
 
 A timeout, a signal, an assertion, a wrong frame count, an accepted value
 out of range or a refusal without a message fails the test; each failure
@@ -578,20 +582,60 @@ def filter_args(c):
     return c.filter + ("=" + ":".join(args) if args else "")
 
 
-def commands(ffmpeg, dev, c, variant=None, software=False):
+def commands(ffmpeg, dev, c, variant=None, software=None):
     """The commands of the input alone and of the case; with 'variant', the
     case's frames in that format (VARIANTS), in and out; with 'software',
-    software frames into and out of the filter."""
+    software frames into and out of the filter: on ffmpeg's device dev
+    (GRAPH_DEVICE), or, an OwnDevice, on the filter's own."""
     base = [ffmpeg, "-nostdin", "-hide_banner", "-loglevel", "error"]
     ref = base + ["-f", "lavfi", "-i", source(c), "-f", "rawvideo", "-"]
     upload = "format=%s,hwupload," % variant if variant else "hwupload,"
     download = ",hwdownload,format=" + (variant or c.fmt)
+    filt = filter_args(c)
     if software:
         upload = download = ""
+    if isinstance(software, OwnDevice):
+        dev = []
+        if software.option:
+            filt += (":" if "=" in filt else "=") + "device=" + software.option
     run = base + dev + ["-f", "lavfi", "-i", source(c), "-vf",
-                        "%s%s%s%s" % (sendcmd(c), upload, filter_args(c), download),
+                        "%s%s%s%s" % (sendcmd(c), upload, filt, download),
                         "-f", "rawvideo", "-"]
     return ref, run
+
+
+GRAPH_DEVICE = "the graph's device"
+
+
+class OwnDevice:
+    """Software frames on the filter's own device: option, the device
+    option's value (None: no option, the filter's default device)."""
+
+    def __init__(self, option):
+        self.option = option
+
+    def __str__(self):
+        return "the filter's own device (%s)" % (
+            "device=" + self.option if self.option else "its default")
+
+
+def own_device(ffmpeg, device):
+    """The OwnDevice whose frames are those of ffmpeg's device: the option
+    naming 'device' where one is given; else none where the filter's
+    default device is the one ffmpeg's -init_hw_device picks by default,
+    the option naming that one where not (a GPU after PoCL's CPU device)."""
+    if device:
+        return OwnDevice(device)
+    probe = [ffmpeg, "-nostdin", "-hide_banner", "-v", "verbose", "-f", "lavfi",
+             "-i", "testsrc2=s=16x16", "-frames:v", "1"]
+    graphs = tl.run(probe + ["-init_hw_device", "opencl=gpu", "-f", "null", "-"])
+    own = tl.run(probe + ["-vf", "nlmeans_gpu", "-f", "null", "-"])
+    m = re.search(r"\] (\d+\.\d+): ", graphs.err)
+    m2 = re.search(r"Software frames on OpenCL device (\d+\.\d+)", own.err)
+    if not m or not m2:
+        raise ValueError("no OpenCL device found by ffmpeg (%s) or by the filter (%s)"
+                         % (graphs.err[-200:], own.err[-200:]))
+    return OwnDevice(None if m.group(1) == m2.group(1) else m.group(1))
 
 
 def as_variant(ffmpeg, c, raw, variant, timeout):
@@ -809,6 +853,12 @@ def main():
         log("FAIL %s" % e)
         return 1
     variants, left_out = usable_variants(args.ffmpeg, dev, others)
+    try:
+        own = own_device(args.ffmpeg, args.device)
+    except ValueError as e:
+        log("FAIL %s" % e)
+        return 1
+    log("software frames (K mod 6 = 4): on %s" % own)
     log("variants (every third case): %s" % "; ".join(
         "%s as %s" % (f, ", ".join(v)) for f, v in sorted(variants.items())))
     if left_out:
@@ -825,10 +875,13 @@ def main():
     def rerun(k, c, cmd, p, detail):
         """Case k again, where it is one to run twice: through a variant
         format (variant_of) or, every third case with K mod 3 = 1, on
-        software frames; its bytes against those of the first run p
-        (turned into the variant). (outcome, detail, command, result)."""
+        software frames (on the filter's own device where K mod 6 = 4);
+        its bytes against those of the first run p (turned into the
+        variant). (outcome, detail, command, result)."""
         variant = variant_of(k, c.fmt, variants)
-        software = not variant and not str(k).startswith("r") and int(k) % 3 == 1
+        software = None
+        if not variant and not str(k).startswith("r") and int(k) % 3 == 1:
+            software = own if int(k) % 6 == 4 else GRAPH_DEVICE
         if not variant and not software:
             return "ok", detail, cmd, p
         expected = p.out
@@ -837,7 +890,7 @@ def main():
             if converted.rc != 0:
                 return "FAIL", "the output as %s: %s" % (variant, converted.err[-300:]), cmd, p
             expected = converted.out
-        how = "as %s" % variant if variant else "on software frames"
+        how = "as %s" % variant if variant else "on software frames, %s" % software
         cmd2 = commands(args.ffmpeg, dev, c, variant, software)[1]
         p2 = tl.run(cmd2, args.timeout)
         if p2.rc != 0 or p2.out != expected:
@@ -912,10 +965,11 @@ def summarise(args, ks, t_start, counts, kinds, failures, times, rerun_details):
         log("  %-12s %3d cases: %s" % (f, n, ", ".join(
             "%d %s" % (counts[f][o], o) for o in order if counts[f].get(o))))
     software = sum(d.startswith("on software") for d in rerun_details)
+    own = sum(d.startswith("on software frames, the filter's own") for d in rerun_details)
     if rerun_details:
         log("  variants: %d cases gave the bytes of their planar format, %d on "
-            "software frames those through hwupload" % (len(rerun_details) - software,
-                                                         software))
+            "software frames those through hwupload (%d on the filter's own device)"
+            % (len(rerun_details) - software, software, own))
     log("  slowest: %s" % ", ".join("case %s %.1f s" % (k, t) for t, k in sorted(times)[::-1][:3]))
     log("  refusals (filter, kind, message):")
     for (f, o, msg), n in sorted(kinds.items()):
