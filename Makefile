@@ -19,7 +19,8 @@
 #                  (SERIES_CHECK=check: every test)
 #
 # 'make', 'make check' and 'make demo' run ./configure with its defaults when
-# it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device.
+# it has not been run yet.  OPENCL_DEVICE=P.D selects an OpenCL device; without
+# it, where there are several, the tests take the one the filters take.
 
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -33,6 +34,15 @@ FFMPEG_TREE ?= $(BUILDDIR)/ffmpeg-src
 FFMPEG_OBJDIR ?= $(BUILDDIR)/ffmpeg
 FFMPEG = $(FFMPEG_OBJDIR)/ffmpeg
 FFPROBE = $(FFMPEG_OBJDIR)/ffprobe
+
+# The tests' OpenCL device: OPENCL_DEVICE, else none named where ffmpeg's
+# -init_hw_device opencl takes the only device there is, else (it refuses
+# to choose among several) the filters' own default, the first GPU
+# (tools/test-device.sh); found once in each make that uses it, at its
+# first use, by then with ffmpeg built
+ifeq ($(OPENCL_DEVICE),)
+OPENCL_DEVICE = $(eval OPENCL_DEVICE := $(shell tools/test-device.sh $(FFMPEG)))$(OPENCL_DEVICE)
+endif
 , := ,
 TESTBIN = $(BUILDDIR)/tests
 export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
@@ -103,6 +113,7 @@ CHECK_QUALITY ?= yes
 CHECK_TOOLS ?= yes
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
+	@echo "make check: on OpenCL device $(or $(OPENCL_DEVICE),(ffmpeg's default$(,) the only one))"
 	$(if $(filter yes,$(CHECK_PATCHES)),$(MAKE) check-patches)
 	$(MAKE) check-fate
 	$(MAKE) check-errors
