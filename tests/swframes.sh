@@ -82,8 +82,14 @@ same "nlmeans_gpu sendcmd"    yuv420p 5 "sendcmd=c='0.4 nlmeans_gpu sigma 40',nl
 # (that the filters can run on), names it in the log and gives the bytes of
 # that device given to the graph. It is created with the filter, so that
 # the formats it cannot carry are converted before it (ya8 on PoCL), as for
-# a device given. Where OPENCL_DEVICE is set (a GPU, by the GPU checks'
-# rule), the device created must be a GPU.
+# a device given. Where OPENCL_DEVICE names a GPU, the device created must
+# be a GPU.
+GPU_GIVEN=0
+if [ -n "${OPENCL_DEVICE:-}" ] &&
+   DEV= FF_LOGLEVEL=verbose md5 "$TMP/probe" gray 1 "nlmeans_gpu=device=$OPENCL_DEVICE" &&
+   grep -q "Software frames on OpenCL device $OPENCL_DEVICE, .* (GPU): the device option's\." "$TMP/err"; then
+    GPU_GIVEN=1
+fi
 # own_device NAME FORMAT FRAMES FILTER
 own_device() {
     local name=$1 fmt=$2 n=$3 filter=$4 used
@@ -95,7 +101,7 @@ own_device() {
     used=$(sed -n 's/.*Software frames on OpenCL device \([0-9]*\.[0-9]*\), .*: the default, no device given\./\1/p' "$TMP/err")
     if [ -z "$used" ]; then
         fail "$name: the log does not name the device the filter created"
-    elif [ -n "${OPENCL_DEVICE:-}" ] && ! grep -q "Software frames on OpenCL device $used, .* (GPU): the default" "$TMP/err"; then
+    elif [ $GPU_GIVEN = 1 ] && ! grep -q "Software frames on OpenCL device $used, .* (GPU): the default" "$TMP/err"; then
         fail "$name: the filter created $used, not a GPU, where OPENCL_DEVICE is one"
     elif ! DEV=$(dev_options ocl "$used") md5 "$TMP/given" "$fmt" "$n" "$filter"; then
         fail "$name: with device $used given: $(tail -n 1 "$TMP/err")"
