@@ -205,6 +205,7 @@ check-gpu:
 check-errors: ffmpeg $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so tests/faults.sh
+	FFMPEG=$(FFMPEG) tests/devices.sh
 
 # Formats with alpha (passed through), packed four-channel formats and the
 # full-range yuvj formats against the planar formats of the same samples,
