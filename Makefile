@@ -217,6 +217,7 @@ check-formats: ffmpeg
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
+	tests/texi.sh $(FFMPEG_TREE)
 
 # The video model against the image model, and on a short sequence (no
 # FFmpeg needed)

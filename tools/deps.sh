@@ -11,11 +11,11 @@ set -e
 
 PACKAGES="build-essential nasm pkg-config opencl-headers ocl-icd-opencl-dev
 pocl-opencl-icd clinfo python3 python3-venv xz-utils gnupg dpkg-dev ca-certificates
-valgrind oclgrind git patch parallel"
+valgrind oclgrind git patch parallel texinfo"
 INSTALL="apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 
 missing() {
-    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch oclgrind; do
+    for cmd in cc make nasm pkg-config clinfo python3 xz gpg dpkg-source git patch oclgrind makeinfo; do
         command -v $cmd > /dev/null 2>&1 || { echo "$cmd"; return 0; }
     done
     # moreutils has a parallel of its own
