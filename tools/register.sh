@@ -126,4 +126,11 @@ for doc in "$SRCDIR"/doc/*.texi; do
         { print }' "$texi" > "$texi.tmp"
     if cmp -s "$texi" "$texi.tmp"; then rm -f "$texi.tmp"; else mv "$texi.tmp" "$texi"; fi
 done
+# nlmeans_gpu's section refers to nlmeans_opencl's, which has no anchor in
+# FFmpeg 5.1 (the reference would name a missing node)
+if ! grep -qxF '@anchor{nlmeans_opencl}' "$texi"; then
+    awk '/^@section nlmeans_opencl$/ && !done { print "@anchor{nlmeans_opencl}"; done = 1 }
+         { print }' "$texi" > "$texi.tmp"
+    mv "$texi.tmp" "$texi"
+fi
 exit 0
