@@ -11,7 +11,8 @@
 #   2. the host code and kernels that every filter shares;
 #   3. one commit per filter of tools/register.sh's FILTERS table: its
 #      sources, the kernels it adds, its allfilters.c, Makefile, configure
-#      and opencl_source.h lines;
+#      and opencl_source.h lines, its Changelog line and one minor version
+#      more in libavfilter/version.h;
 #   4. the FATE tests (tests/fate, tests/Makefile, tests/ref, tests/filtergraphs);
 #   5. the documentation (doc/filters.texi).
 # The files and lines of each commit come from running tools/overlay.sh and
@@ -248,8 +249,13 @@ for ((i = 0; i < N; i++)); do
         echo "$((i + 2)) s ff_vf_$name;"
         echo "$((i + 2)) s (CONFIG_${upper}_FILTER)"
         echo "$((i + 2)) p ${name}_filter_"
+        echo "$((i + 2)) p - $name filter"
     } >> "$RULES"
 done
+# the Changelog's "version <next>:" section, where the release has none,
+# comes with the first filter, its blank lines too (TYPE e: an empty line)
+echo "2 p version <next>:" >> "$RULES"
+echo "2 e " >> "$RULES"
 
 # ---------------------------------------------------------------------------
 # Commit messages
@@ -402,14 +408,19 @@ done
 declare -A WHOLE
 # Files of several stages: their lines get an owning stage each.
 SPLIT=()
+BUMP_VERSION=no
 is_new() {
     [ -z "$(git -C "$REPO" ls-files -- "$1")" ]
 }
 while IFS= read -r path; do
     stage=
     case "$path" in
-    libavfilter/allfilters.c|libavfilter/Makefile|configure|libavfilter/opencl_source.h)
+    libavfilter/allfilters.c|libavfilter/Makefile|configure|libavfilter/opencl_source.h|Changelog)
         is_new "$path" || { SPLIT+=("$path"); continue; } ;;
+    libavfilter/version.h)
+        # one minor version more in each filter's commit
+        BUMP_VERSION=yes
+        continue ;;
     esac
     case "$path" in
     libavfilter/opencl/*.cl)
@@ -464,8 +475,8 @@ for path in "${SPLIT[@]}"; do
                 line = substr($0, 2)
                 s = ""
                 for (i = 1; i <= n; i++) {
-                    p = index(line, str[i])
-                    if (p > 0 && (type[i] == "s" || p == 1)) {
+                    p = type[i] == "e" ? (line == "" ? 1 : 0) : index(line, str[i])
+                    if (p > 0 && (type[i] != "p" || p == 1)) {
                         if (s != "" && s != stage[i]) {
                             print prog ": error: more than one commit claims this line of " path ": " line > "/dev/stderr"
                             exit 1
@@ -505,6 +516,12 @@ for ((stage = 1; stage <= DOC; stage++)); do
             "$own.owners" "$own.full" > "$REPO/$path"
         git -C "$REPO" add -- "$path"
     done
+    if [ $BUMP_VERSION = yes ] && [ $stage -ge 2 ] && [ $stage -le $((N + 1)) ]; then
+        git -C "$REPO" show HEAD:libavfilter/version.h > "$WORK/version.h"
+        "$SRCDIR/tools/register.sh" --bump-minor "$WORK/version.h" \
+            > "$REPO/libavfilter/version.h"
+        git -C "$REPO" add -- libavfilter/version.h
+    fi
     if git -C "$REPO" diff --cached --quiet; then
         note "warning: nothing for commit $stage ($(message "$stage" | head -n1))"
         continue
@@ -551,7 +568,7 @@ $differ"
 # compatibility code for older releases (tools/overlay.sh)
 if [ "$(sed -n 's/^#define LIBAVFILTER_VERSION_MAJOR *//p' \
         "$FRESH/libavfilter/version_major.h")" -ge 11 ]; then
-    compat=$(grep -l -e 'denoise_compat' -e 'LIBAVFILTER_VERSION_MAJOR' \
+    compat=$(grep -l -e '^+.*denoise_compat' -e '^+.*LIBAVFILTER_VERSION_MAJOR' \
              "$OUTDIR"/[0-9][0-9][0-9][0-9]-*.patch || true)
     [ -z "$compat" ] || die "the series for FFmpeg $VERSION carries compatibility code for older releases: $(echo $compat | xargs -n1 basename | tr '\n' ' ')"
 fi

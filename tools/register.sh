@@ -2,7 +2,8 @@
 #
 # register.sh TREE: register our filters in an FFmpeg source tree with small,
 # idempotent edits (allfilters.c, libavfilter/Makefile, configure,
-# opencl_source.h, doc/filters.texi, tests/Makefile).
+# opencl_source.h, doc/filters.texi, tests/Makefile, Changelog,
+# libavfilter/version.h).
 
 set -e
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,6 +48,23 @@ set_line() {
         insert_after "$file" "$anchor" "$line"
     fi
 }
+
+# bump_minor_version VERSION_H: libavfilter/version.h with the minor version
+# one higher and the micro version 100, on stdout.
+bump_minor_version() {
+    awk '$1 == "#define" && $2 == "LIBAVFILTER_VERSION_MINOR" {
+             printf "#define LIBAVFILTER_VERSION_MINOR %3d\n", $3 + 1; next }
+         $1 == "#define" && $2 == "LIBAVFILTER_VERSION_MICRO" {
+             print "#define LIBAVFILTER_VERSION_MICRO 100"; next }
+         { print }' "$1"
+}
+
+# register.sh --bump-minor VERSION_H: the same, for tools/make-patches.sh,
+# which bumps it in each filter's commit.
+if [ "$1" = --bump-minor ]; then
+    bump_minor_version "$2"
+    exit 0
+fi
 
 # register.sh --check OBJDIR: succeed when FFmpeg's configure in OBJDIR
 # enabled every filter of the list (a filter added since needs a new run).
@@ -99,6 +117,39 @@ for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
     insert_after "$TREE/configure" \
         'nlmeans_opencl_filter_deps=' \
         "${name}_filter_deps=\"opencl\""
+done
+
+# Changelog and version, as FFmpeg's checklist for a new filter asks
+# (doc/developer.texi): a line "- NAME filter" per filter at the end of the
+# "version <next>:" section (which a release's Changelog gets at its top),
+# and libavfilter's minor version one higher for each line added, its
+# micro version back to 100.
+add_changelog_entry() {
+    awk -v entry="$1" '
+        !done && /^version / {
+            if ($0 != "version <next>:") {
+                print "version <next>:"
+                print entry
+                print ""
+                print ""
+                done = 1
+            } else {
+                next_section = 1
+            }
+        }
+        !done && next_section && /^$/ { print entry; done = 1 }
+        { print }' "$TREE/Changelog" > "$TREE/Changelog.tmp"
+    cat "$TREE/Changelog.tmp" > "$TREE/Changelog"
+    rm -f "$TREE/Changelog.tmp"
+}
+
+for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
+    name=${entry%%|*}
+    grep -qxF -- "- $name filter" "$TREE/Changelog" && continue
+    add_changelog_entry "- $name filter"
+    bump_minor_version "$TREE/libavfilter/version.h" > "$TREE/libavfilter/version.h.tmp"
+    cat "$TREE/libavfilter/version.h.tmp" > "$TREE/libavfilter/version.h"
+    rm -f "$TREE/libavfilter/version.h.tmp"
 done
 
 # FATE: our tests are included after the hardware tests.
