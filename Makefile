@@ -54,7 +54,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-headers check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -169,7 +169,7 @@ check-fate: ffmpeg
 # (./configure --ffmpeg-series), in its own build directory
 # (SERIES_BUILDDIR); the main build is not touched. SERIES_CHECK=check runs
 # every test of 'make check' there instead.
-SERIES_CHECK ?= check-patches check-fate check-texi
+SERIES_CHECK ?= check-patches check-fate check-texi check-headers
 SERIES_BUILDDIR = $(BUILDDIR)/series-$*
 check-ffmpeg-%:
 	test -f $(SERIES_BUILDDIR)/config.mk || ./configure --minimal --ffmpeg-series=$* \
@@ -219,6 +219,11 @@ check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
 	$(MAKE) check-texi
+	$(MAKE) check-headers
+
+# Our headers compile alone, as FFmpeg's 'make checkheaders' builds them
+check-headers: ffmpeg
+	$(MAKE) -C $(FFMPEG_OBJDIR) $(patsubst $(FFMPEG_TREE)/%,%.o,$(wildcard $(FFMPEG_TREE)/libavfilter/denoise_*.h))
 
 # The documentation as FFmpeg builds it (HTML and man page), from the tree
 # our sections are registered in

@@ -38,6 +38,9 @@
 #include "libavutil/version.h"
 
 #include "version_major.h"
+/* what it completes, for a standalone build (make checkheaders); included
+ * at the end of denoise_opencl.h, it finds that header's guard set */
+#include "denoise_opencl.h"
 
 #if LIBAVFILTER_VERSION_MAJOR < 11
 /* the filter definitions: AVFilter itself before 8.0 */

@@ -252,6 +252,8 @@ for ((i = 0; i < N; i++)); do
         echo "$((i + 2)) p - $name filter"
     } >> "$RULES"
 done
+# make checkheaders skips the shared header without OpenCL
+echo "$SHARED p SKIPHEADERS-\$(CONFIG_OPENCL) " >> "$RULES"
 # the Changelog's "version <next>:" section, where the release has none,
 # comes with the first filter, its blank lines too (TYPE e: an empty line)
 echo "2 p version <next>:" >> "$RULES"

@@ -152,6 +152,16 @@ for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
     rm -f "$TREE/libavfilter/version.h.tmp"
 done
 
+# make checkheaders: denoise_opencl.h includes the OpenCL headers, so it is
+# skipped without OpenCL, as opencl.h is (denoise_compat.h, in older
+# releases' trees, includes it)
+skip=denoise_opencl.h
+[ -f "$TREE/libavfilter/denoise_compat.h" ] && skip="$skip denoise_compat.h"
+set_line "$TREE/libavfilter/Makefile" \
+    'SKIPHEADERS-$(CONFIG_OPENCL)                 += denoise_opencl.h' \
+    'SKIPHEADERS-$(CONFIG_OPENCL) ' \
+    "SKIPHEADERS-\$(CONFIG_OPENCL)                 += $skip"
+
 # FATE: our tests are included after the hardware tests.
 insert_after "$TREE/tests/Makefile" \
     'include $(SRC_PATH)/tests/fate/hw.mak' \
