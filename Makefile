@@ -448,10 +448,12 @@ fate-refs: ffmpeg
 # Our changes as a git format-patch series on top of the FFmpeg release, for
 # sending upstream (tools/make-patches.sh): patches/*.patch, the shared code,
 # one commit per filter, FATE tests, documentation. The release is the one
-# ./configure unpacked (FFMPEG_SOURCE=DIR|TARBALL for another).
+# ./configure unpacked (FFMPEG_SOURCE=DIR|TARBALL for another); SIGNOFF=yes
+# signs each commit off with your git identity.
 PATCHES_DIR ?= $(BUILDDIR)/patches
 MAKE_PATCHES = BUILDDIR=$(BUILDDIR) FFMPEG_TREE=$(FFMPEG_TREE) tools/make-patches.sh \
-    $(if $(FFMPEG_SOURCE),--ffmpeg-source=$(FFMPEG_SOURCE))
+    $(if $(FFMPEG_SOURCE),--ffmpeg-source=$(FFMPEG_SOURCE)) \
+    $(if $(filter yes,$(SIGNOFF)),--signoff)
 patches:
 	$(MAKE_PATCHES) $(PATCHES_DIR)
 

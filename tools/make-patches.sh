@@ -1,6 +1,6 @@
 #!/bin/bash
 #
-# make-patches.sh [--ffmpeg-source=DIR|TARBALL] [OUTDIR]
+# make-patches.sh [--ffmpeg-source=DIR|TARBALL] [--signoff] [OUTDIR]
 # make-patches.sh --check [--ffmpeg-source=DIR|TARBALL]
 #
 # Writes our changes as a git format-patch series on top of the FFmpeg
@@ -20,6 +20,11 @@
 # commit equals the tree that our build uses (overlay, registration and
 # tools/apply-patches.sh on the pristine release), byte for byte.
 #
+# --signoff: each commit signed off by the git identity (user.name and
+# user.email of this repository, or GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL):
+# the sender's certificate of origin, which FFmpeg asks of a patch; only
+# the sender can give it, so it is not the default.
+#
 # --check: also unpack a fresh copy of the release, apply the series with
 # git am --whitespace=error-all, and fail, naming the files, unless the result
 # equals that tree.  Needs no network.
@@ -37,6 +42,7 @@ SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 PROG=make-patches
 CHECK=no
 SOURCE=
+SIGNOFF=()
 OUTDIR=
 
 die() {
@@ -52,7 +58,8 @@ for opt in "$@"; do
     case "$opt" in
     --check)            CHECK=yes; PROG=check-patches ;;
     --ffmpeg-source=*)  SOURCE=${opt#*=} ;;
-    --help|-h)          sed -n '3,30s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    --signoff)          SIGNOFF=(--signoff) ;;
+    --help|-h)          awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     -*)                 die "unknown option $opt" ;;
     *)                  OUTDIR=$opt ;;
     esac
@@ -395,7 +402,7 @@ BASE=$(git -C "$REPO" rev-parse HEAD)
 # 1. our patches to FFmpeg's files
 for p in "$SRCDIR"/patches/*.patch; do
     [ -f "$p" ] || continue
-    am "$REPO" "$p" ||
+    am "$REPO" "${SIGNOFF[@]}" "$p" ||
         die "$(basename "$p") does not apply to FFmpeg $VERSION with git am"
 done
 
@@ -529,7 +536,7 @@ for ((stage = 1; stage <= DOC; stage++)); do
         continue
     fi
     message "$stage" | { IFS= read -r subject; printf '%s\n' "$subject"; fmt -w 72; } |
-        git -C "$REPO" commit -q -F -
+        git -C "$REPO" commit -q "${SIGNOFF[@]}" -F -
 done
 
 # The series must end on the tree of our build.
