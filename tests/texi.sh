@@ -19,11 +19,18 @@ if ! command -v makeinfo > /dev/null; then
     exit
 fi
 
+# missing_sections FILE FORMAT: the filters without a line FORMAT (printf,
+# the filter's name for %s) in FILE
+missing_sections() {
+    local f missing=""
+    for f in $FILTERS; do
+        grep -qx -- "$(printf "$2" "$f")" "$1" || missing="$missing $f"
+    done
+    echo "$missing"
+}
+
 RUN=$((RUN + 1))
-missing=""
-for f in $FILTERS; do
-    grep -q "^@section $f\$" "$TREE/doc/filters.texi" || missing="$missing $f"
-done
+missing=$(missing_sections "$TREE/doc/filters.texi" '@section %s')
 if [ -n "$missing" ]; then
     fail "doc/filters.texi has no section of:$missing"
 else
@@ -45,10 +52,7 @@ if (cd "$TREE" && perl doc/texi2pod.pl -Dconfig-not-all=yes -Idoc \
         doc/ffmpeg-filters.texi "$TMP/filters.pod") > "$TMP/pod.log" 2>&1 &&
    pod2man --section=1 --center=" " --release=" " --date=" " "$TMP/filters.pod" \
         > "$TMP/filters.1" 2>> "$TMP/pod.log"; then
-    missing=""
-    for f in $FILTERS; do
-        grep -q "^\.SS \"$f\"" "$TMP/filters.1" || missing="$missing $f"
-    done
+    missing=$(missing_sections "$TMP/filters.1" '.SS "%s"')
     if [ -n "$missing" ]; then
         fail "man page (texi2pod.pl, pod2man): no section of:$missing"
     else
