@@ -18,12 +18,17 @@ ROOT=$(cd "$TESTS/.." && pwd)
 TEST_DEVICE="$ROOT/tools/test-device.sh"
 INPUT="-f lavfi -i testsrc2=s=32x24:r=5,format=gray -frames:v 2"
 
-# the machine's devices: nothing named where ffmpeg takes one by itself
+# the machine's devices: nothing named where ffmpeg takes one by itself,
+# though its probe finds the filters' own device (in this build: the
+# probe's input must exist in the minimal ones too)
 RUN=$((RUN + 1))
 if ff $(dev_options probe "") $INPUT -f null - 2> "$TMP/err"; then
     named=$("$TEST_DEVICE" "$FFMPEG")
-    if [ -z "$named" ]; then
-        ok "one device: none named, ffmpeg's default taken"
+    own=$("$TEST_DEVICE" --own "$FFMPEG")
+    if [ -z "$own" ]; then
+        fail "one device: test-device.sh --own finds no device of the filters'"
+    elif [ -z "$named" ]; then
+        ok "one device: none named, ffmpeg's default taken (the filters' own: $own)"
     else
         fail "one device: test-device.sh named $named where ffmpeg takes a device by itself"
     fi
