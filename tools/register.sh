@@ -13,6 +13,12 @@ FILTERS="nlmeans_gpu|vf_nlmeans_gpu.o opencl.o denoise_opencl.o denoise_noise.o|
 bm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o denoise_noise.o|denoise_common patch_search noise_estimate bm3d_gpu
 vbm3d_gpu|vf_bm3d_gpu.o opencl.o denoise_opencl.o denoise_noise.o|denoise_common patch_search noise_estimate bm3d_gpu vbm3d_search"
 
+# replace_with_tmp FILE: FILE takes the content of FILE.tmp (its mode kept)
+replace_with_tmp() {
+    cat "$1.tmp" > "$1"
+    rm -f "$1.tmp"
+}
+
 # insert_after FILE ANCHOR LINE: add LINE after the first line that starts
 # with the fixed string ANCHOR, unless FILE already contains LINE.
 insert_after() {
@@ -26,8 +32,7 @@ insert_after() {
     }
     awk -v anchor="$anchor" -v line="$line" '
         { print } index($0, anchor) == 1 && !done { print line; done = 1 }' "$file" > "$file.tmp"
-    cat "$file.tmp" > "$file"
-    rm -f "$file.tmp"
+    replace_with_tmp "$file"
 }
 
 # set_line FILE PREFIX ANCHOR LINE: make LINE the one line of FILE that starts
@@ -42,11 +47,34 @@ set_line() {
         awk -v p="$prefix" -v line="$line" '
             index($0, p) == 1 { if (!done) print line; done = 1; next } { print }' \
             "$file" > "$file.tmp"
-        cat "$file.tmp" > "$file"
-        rm -f "$file.tmp"
+        replace_with_tmp "$file"
     else
         insert_after "$file" "$anchor" "$line"
     fi
+}
+
+# Changelog and version, as FFmpeg's checklist for a new filter asks
+# (doc/developer.texi): a line "- NAME filter" per filter at the end of the
+# "version <next>:" section (which a release's Changelog gets at its top),
+# and libavfilter's minor version one higher for each line added, its
+# micro version back to 100.
+# add_changelog_entry CHANGELOG ENTRY
+add_changelog_entry() {
+    awk -v entry="$2" '
+        !done && /^version / {
+            if ($0 != "version <next>:") {
+                print "version <next>:"
+                print entry
+                print ""
+                print ""
+                done = 1
+            } else {
+                next_section = 1
+            }
+        }
+        !done && next_section && /^$/ { print entry; done = 1 }
+        { print }' "$1" > "$1.tmp"
+    replace_with_tmp "$1"
 }
 
 # bump_minor_version VERSION_H: libavfilter/version.h with the minor version
@@ -117,39 +145,11 @@ for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
     insert_after "$TREE/configure" \
         'nlmeans_opencl_filter_deps=' \
         "${name}_filter_deps=\"opencl\""
-done
-
-# Changelog and version, as FFmpeg's checklist for a new filter asks
-# (doc/developer.texi): a line "- NAME filter" per filter at the end of the
-# "version <next>:" section (which a release's Changelog gets at its top),
-# and libavfilter's minor version one higher for each line added, its
-# micro version back to 100.
-add_changelog_entry() {
-    awk -v entry="$1" '
-        !done && /^version / {
-            if ($0 != "version <next>:") {
-                print "version <next>:"
-                print entry
-                print ""
-                print ""
-                done = 1
-            } else {
-                next_section = 1
-            }
-        }
-        !done && next_section && /^$/ { print entry; done = 1 }
-        { print }' "$TREE/Changelog" > "$TREE/Changelog.tmp"
-    cat "$TREE/Changelog.tmp" > "$TREE/Changelog"
-    rm -f "$TREE/Changelog.tmp"
-}
-
-for entry in $(echo "$FILTERS" | tr ' \n' '# '); do
-    name=${entry%%|*}
-    grep -qxF -- "- $name filter" "$TREE/Changelog" && continue
-    add_changelog_entry "- $name filter"
-    bump_minor_version "$TREE/libavfilter/version.h" > "$TREE/libavfilter/version.h.tmp"
-    cat "$TREE/libavfilter/version.h.tmp" > "$TREE/libavfilter/version.h"
-    rm -f "$TREE/libavfilter/version.h.tmp"
+    if ! grep -qxF -- "- $name filter" "$TREE/Changelog"; then
+        add_changelog_entry "$TREE/Changelog" "- $name filter"
+        bump_minor_version "$TREE/libavfilter/version.h" > "$TREE/libavfilter/version.h.tmp"
+        replace_with_tmp "$TREE/libavfilter/version.h"
+    fi
 done
 
 # make checkheaders: denoise_opencl.h includes the OpenCL headers, so it is
@@ -192,6 +192,6 @@ done
 if ! grep -qxF '@anchor{nlmeans_opencl}' "$texi"; then
     awk '/^@section nlmeans_opencl$/ && !done { print "@anchor{nlmeans_opencl}"; done = 1 }
          { print }' "$texi" > "$texi.tmp"
-    mv "$texi.tmp" "$texi"
+    replace_with_tmp "$texi"
 fi
 exit 0
