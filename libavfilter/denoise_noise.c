@@ -178,19 +178,15 @@ static int create_kernels(AVFilterContext *avctx, DenoiseNoise *n)
 static int create_buffers(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                           size_t blocks)
 {
-    OpenCLFilterContext *ocf = avctx->priv;
     DenoiseNoise *n = &dn->noise;
     float dct[NOISE_BLOCK * NOISE_BLOCK];
     cl_uint zero = 0;
     cl_int cle;
 
     make_dct(dct);
-    n->dct = clCreateBuffer(ocf->hwctx->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            sizeof(dct), dct, &cle);
-    if (!n->dct) {
-        av_log(avctx, AV_LOG_ERROR, "Failed to create a buffer: %d.\n", cle);
+    n->dct = ff_denoise_opencl_table(avctx, dct, sizeof(dct));
+    if (!n->dct)
         return AVERROR(ENOMEM);
-    }
     n->codes      = ff_denoise_opencl_alloc(avctx, blocks * sizeof(cl_uint));
     n->hist_low   = ff_denoise_opencl_alloc(avctx, DENOISE_NOISE_IBINS *
                                             DENOISE_NOISE_LBINS * sizeof(cl_uint));

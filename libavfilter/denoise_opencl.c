@@ -884,7 +884,8 @@ int ff_denoise_opencl_error(AVFilterContext *avctx, const char *what, cl_int cle
     return memory && cle != CL_OUT_OF_RESOURCES ? AVERROR(ENOMEM) : AVERROR(EIO);
 }
 
-cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
+static cl_mem create_buffer(AVFilterContext *avctx, cl_mem_flags flags,
+                            size_t size, const void *data)
 {
     OpenCLFilterContext *ocf = avctx->priv;
     cl_ulong largest = 0;
@@ -892,8 +893,8 @@ cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
     cl_mem mem;
     char what[128];
 
-    mem = clCreateBuffer(ocf->hwctx->context, CL_MEM_READ_WRITE, FFMAX(size, 1),
-                         NULL, &cle);
+    mem = clCreateBuffer(ocf->hwctx->context, flags, FFMAX(size, 1),
+                         (void *)data, &cle);
     if (mem)
         return mem;
     if (cle == CL_INVALID_BUFFER_SIZE)
@@ -907,6 +908,16 @@ cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
                  size);
     ff_denoise_opencl_error(avctx, what, cle);
     return NULL;
+}
+
+cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size)
+{
+    return create_buffer(avctx, CL_MEM_READ_WRITE, size, NULL);
+}
+
+cl_mem ff_denoise_opencl_table(AVFilterContext *avctx, const void *data, size_t size)
+{
+    return create_buffer(avctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, size, data);
 }
 
 static size_t local_mem_size(AVFilterContext *avctx)

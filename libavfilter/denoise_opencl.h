@@ -662,6 +662,9 @@ void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLContext *dn);
 /** Create a device buffer, with a clear message if the device refuses it. */
 cl_mem ff_denoise_opencl_alloc(AVFilterContext *avctx, size_t size);
 
+/** The same for a read-only table, holding a copy of 'data'. */
+cl_mem ff_denoise_opencl_table(AVFilterContext *avctx, const void *data, size_t size);
+
 /**
  * Log "'what': the OpenCL error code", with what the code means where it is
  * a lack of memory (a device that allocates its buffers at their first use,

@@ -468,16 +468,11 @@ fail:
 static int create_tables(AVFilterContext *avctx)
 {
     BM3DGPUContext *s = avctx->priv;
-    const cl_mem_flags flags = CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR;
     float kaiser[BLOCK * BLOCK + BLOCK];
-    cl_int cle;
-    int err;
 
     make_kaiser(s->beta, kaiser);
-    CL_CREATE_BUFFER_FLAGS(s, kaiser, flags, sizeof(kaiser), kaiser);
-    return 0;
-fail:
-    return err;
+    s->kaiser = ff_denoise_opencl_table(avctx, kaiser, sizeof(kaiser));
+    return s->kaiser ? 0 : AVERROR(ENOMEM);
 }
 
 /* A second reference to a buffer, for two uses that never overlap. */

@@ -9,6 +9,8 @@
 #   - the device running out of memory at a command (a kernel launch or a
 #     buffer fill), as one that allocates buffers at their first use does
 #     (NVIDIA's): an error that says so;
+#   - the same for the noise estimator (sigma=auto and curve): each of its
+#     buffers refused, the device out of memory at its commands;
 #   - after a refused buffer or a lack of memory at a command, one line
 #     naming the options that need less memory from the filters with a
 #     window of frames (vbm3d_gpu, nlmeans_gpu with past or future), none
@@ -56,7 +58,8 @@ expect_error() {
     check_error "${FRAMES:+$FRAMES frames: }$1 $2" "$3" $? "$TMP/err"
 }
 
-REFUSED="refused a buffer of [0-9]+ bytes|Failed to create (image for plane|buffer) "
+# a buffer of the filters, or an image of the frames' pool (FFmpeg's message)
+REFUSED="The OpenCL device refused a buffer of [0-9]+ bytes|Failed to create image for plane "
 OUT_OF_MEMORY="Failed to (enqueue kernel|clear a buffer): -4 \(out of device memory\)"
 for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
               "nlmeans_gpu=sigma=10:past=2:future=2"; do
@@ -75,6 +78,26 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
     for n in 1 7 40; do
         expect_error enqueue=$n "$filter" "$OUT_OF_MEMORY" 12
     done
+done
+
+# the noise estimator (sigma=auto and curve, shared by the three filters):
+# every buffer of nlmeans_gpu=sigma=curve refused in turn (25 for 64x48
+# yuv420p, 7 of them the estimator's: its tables, blocks, histograms and
+# transforms), and the device out of memory at each of the first commands,
+# the clearing of the estimator's histogram and the first frame's
+# estimates and transforms among them; vbm3d_gpu's estimates made ahead
+# of its output, and software frames on the filter's own device
+for n in $(seq 1 25); do
+    expect_error buffer=$n nlmeans_gpu=sigma=curve "$REFUSED"
+done
+for n in $(seq 1 16); do
+    expect_error enqueue=$n nlmeans_gpu=sigma=curve "$OUT_OF_MEMORY" 12
+done
+for n in 1 5 20 60; do
+    expect_error enqueue=$n vbm3d_gpu=sigma=auto "$OUT_OF_MEMORY" 12
+done
+for n in 2 8; do
+    FRAMES=software expect_error enqueue=$n nlmeans_gpu=sigma=auto "$OUT_OF_MEMORY" 12
 done
 
 # after a lack of memory, the filters with a window of frames say once
