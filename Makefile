@@ -54,7 +54,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-headers check-frames check-seams check-segments check-robustness check-robustness-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-headers check-frames check-seams check-segments check-robustness check-robustness-long check-faults-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -288,6 +288,11 @@ check-robustness: ffmpeg
 # not run again.
 check-robustness-long: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) PYTHON=$(PYTHON) tests/robustness_long.sh
+
+# tests/faults.sh with the device out of memory at every command of ten
+# configurations, in turn (a few thousand runs; doc/reliability.md)
+check-faults-long: ffmpeg $(TESTBIN)/clfault.so
+	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so FAULTS_LONG=1 tests/faults.sh
 
 # The fixed cases of tests/golden.py and 16 random ones (seed 1); the
 # long run draws GOLDEN_RANDOM cases of GOLDEN_SEED (doc/reliability.md)

@@ -9,8 +9,10 @@
 #   - the device running out of memory at a command (a kernel launch or a
 #     buffer fill), as one that allocates buffers at their first use does
 #     (NVIDIA's): an error that says so;
-#   - the same for the noise estimator (sigma=auto and curve): each of its
-#     buffers refused, the device out of memory at its commands;
+#   - every buffer refused in turn, in ten configurations making other
+#     buffers (the noise estimator's, bands, RGB rings, ...), and the
+#     device out of memory at the noise estimator's commands (with
+#     FAULTS_LONG=1, at every command of those configurations);
 #   - after a refused buffer or a lack of memory at a command, one line
 #     naming the options that need less memory from the filters with a
 #     window of frames (vbm3d_gpu, nlmeans_gpu with past or future), none
@@ -80,16 +82,55 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
     done
 done
 
-# the noise estimator (sigma=auto and curve, shared by the three filters):
-# every buffer of nlmeans_gpu=sigma=curve refused in turn (25 for 64x48
-# yuv420p, 7 of them the estimator's: its tables, blocks, histograms and
-# transforms), and the device out of memory at each of the first commands,
-# the clearing of the estimator's histogram and the first frame's
-# estimates and transforms among them; vbm3d_gpu's estimates made ahead
-# of its output, and software frames on the filter's own device
-for n in $(seq 1 25); do
-    expect_error buffer=$n nlmeans_gpu=sigma=curve "$REFUSED"
-done
+# every_fault KIND FORMAT FILTER FRAMES: KIND=1, KIND=2, ... (buffer: the
+# buffers the filter makes; enqueue: the commands it enqueues for FRAMES
+# frames) until a run passes; each run before that must fail cleanly. One
+# case, its failures each counted; the ok line says how many were made.
+every_fault() {
+    local kind=$1 fmt=$2 filter=$3 frames=$4 regex=$REFUSED n=0 status
+    local failed=$FAILED
+    [ "$kind" = enqueue ] && regex=$OUT_OF_MEMORY
+    RUN=$((RUN + 1))
+    while [ $n -lt 2000 ]; do
+        n=$((n + 1))
+        FORMAT=$fmt run "$kind=$n" "$filter" "$frames"
+        status=$?
+        [ $status = 0 ] && break
+        check_error "$fmt $kind=$n $filter" "$regex" $status "$TMP/err" > "$TMP/check" ||
+            cat "$TMP/check"
+    done
+    if [ $n -eq 2000 ]; then
+        fail "$fmt $filter: still failing at $kind=$n"
+    elif [ $n -eq 1 ]; then
+        fail "$fmt $filter: no $kind made"
+    elif [ "$FAILED" = "$failed" ]; then
+        ok "$fmt $filter: each of its $((n - 1)) ${kind/enqueue/command}s failed in turn, a clear error"
+    fi
+}
+
+# Every buffer of the filters refused in turn, in the configurations that
+# make other buffers than the defaults above: the noise estimator (sigma=auto
+# and curve; 7 buffers of its own), bands, `ref`, the basic estimate alone,
+# the causal window, RGB rings and opponent channels, 32-bit atomics. With
+# FAULTS_LONG=1 (make check-faults-long) the same for every command the
+# filters enqueue for 3 frames, a few hundred runs each.
+EVERY="yuv420p:nlmeans_gpu=sigma=curve
+yuv420p:nlmeans_gpu=sigma=auto:past=2:future=2:band=3
+yuv420p:bm3d_gpu=sigma=10:preset=ref:band=2
+yuv420p:bm3d_gpu=sigma=auto:estim=basic
+yuv420p:vbm3d_gpu=sigma=curve:causal=1
+gbrp:nlmeans_gpu=sigma=10
+gbrp:bm3d_gpu=sigma=10:estim=basic
+gbrp:vbm3d_gpu=sigma=auto
+gbrp:vbm3d_gpu=sigma=10:color=planes
+yuv444p:bm3d_gpu=sigma=10:atomics=int32"
+while IFS=: read -r fmt filter; do
+    every_fault buffer "$fmt" "$filter" 4
+    [ "${FAULTS_LONG:-0}" = 1 ] && every_fault enqueue "$fmt" "$filter" 3
+done <<< "$EVERY"
+# the estimator's commands: the clearing of its histogram at the start,
+# the first frame's estimates and transforms; vbm3d_gpu's estimates made
+# ahead of its output; software frames on the filter's own device
 for n in $(seq 1 16); do
     expect_error enqueue=$n nlmeans_gpu=sigma=curve "$OUT_OF_MEMORY" 12
 done
