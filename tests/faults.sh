@@ -10,7 +10,8 @@
 #     buffer fill), as one that allocates buffers at their first use does
 #     (NVIDIA's): an error that says so;
 #   - every buffer refused in turn, in ten configurations making other
-#     buffers (the noise estimator's, bands, RGB rings, ...), and the
+#     buffers (the noise estimator's, bands, RGB rings, ...), every image
+#     of the frames' pools in two (hwupload's and software frames), and the
 #     device out of memory at the noise estimator's commands (with
 #     FAULTS_LONG=1, at every command of those configurations);
 #   - after a refused buffer or a lack of memory at a command, one line
@@ -83,12 +84,13 @@ for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
 done
 
 # every_fault KIND FORMAT FILTER FRAMES: KIND=1, KIND=2, ... (buffer: the
-# buffers the filter makes; enqueue: the commands it enqueues for FRAMES
-# frames) until a run passes; each run before that must fail cleanly. One
-# case, its failures each counted; the ok line says how many were made.
+# buffers the filter makes; image: the images of the frames' pools, made
+# as FRAMES frames go through; enqueue: the commands it enqueues for them)
+# until a run passes; each run before that must fail cleanly. One case,
+# its failures each counted; the ok line says how many were made.
 every_fault() {
     local kind=$1 fmt=$2 filter=$3 frames=$4 regex=$REFUSED n=0 status
-    local failed=$FAILED
+    local failed=$FAILED label="${FRAMES:+$FRAMES frames: }$2"
     [ "$kind" = enqueue ] && regex=$OUT_OF_MEMORY
     RUN=$((RUN + 1))
     while [ $n -lt 2000 ]; do
@@ -96,15 +98,15 @@ every_fault() {
         FORMAT=$fmt run "$kind=$n" "$filter" "$frames"
         status=$?
         [ $status = 0 ] && break
-        check_error "$fmt $kind=$n $filter" "$regex" $status "$TMP/err" > "$TMP/check" ||
+        check_error "$label $kind=$n $filter" "$regex" $status "$TMP/err" > "$TMP/check" ||
             cat "$TMP/check"
     done
     if [ $n -eq 2000 ]; then
-        fail "$fmt $filter: still failing at $kind=$n"
+        fail "$label $filter: still failing at $kind=$n"
     elif [ $n -eq 1 ]; then
-        fail "$fmt $filter: no $kind made"
+        fail "$label $filter: no $kind made"
     elif [ "$FAILED" = "$failed" ]; then
-        ok "$fmt $filter: each of its $((n - 1)) ${kind/enqueue/command}s failed in turn, a clear error"
+        ok "$label $filter: each of its $((n - 1)) ${kind/enqueue/command}s failed in turn, a clear error"
     fi
 }
 
@@ -128,6 +130,14 @@ while IFS=: read -r fmt filter; do
     every_fault buffer "$fmt" "$filter" 4
     [ "${FAULTS_LONG:-0}" = 1 ] && every_fault enqueue "$fmt" "$filter" 3
 done <<< "$EVERY"
+# every image of the frames' pools refused in turn, through hwupload and
+# with software frames (the filter's own uploads and output frames): each
+# point of the overlapped steady state, through to the end of the stream
+for c in yuv420p:vbm3d_gpu=sigma=10 gbrp:nlmeans_gpu=sigma=curve:past=1:future=1; do
+    IFS=: read -r fmt filter <<< "$c"
+    every_fault image "$fmt" "$filter" 12
+    FRAMES=software every_fault image "$fmt" "$filter" 12
+done
 # the estimator's commands: the clearing of its histogram at the start,
 # the first frame's estimates and transforms; vbm3d_gpu's estimates made
 # ahead of its output; software frames on the filter's own device
