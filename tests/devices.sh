@@ -7,7 +7,9 @@
 # CPU device listed twice (POCL_DEVICES), where PoCL is the first platform:
 # test-device.sh names a device that ffmpeg accepts, the one the filters
 # name in their log, and a software-frame denoise without a device runs
-# there; with the machine's own devices, where ffmpeg takes a device by
+# there, and two instances of a filter in one graph, each given one of the
+# two devices, both run, each on its own, with the bytes of the filter
+# alone; with the machine's own devices, where ffmpeg takes a device by
 # itself, test-device.sh names none. Skipped where PoCL does not double its
 # device.
 #
@@ -57,6 +59,28 @@ elif ! ff $(dev_options probe "$named") $INPUT -vf hwupload,nlmeans_gpu=sigma=10
     fail "two devices: ffmpeg refuses $named: $(tail -n 1 "$TMP/err")"
 else
     ok "two devices: $named named, the filters' own, accepted by ffmpeg"
+fi
+
+# one graph, one filter on each device (software frames, the device
+# option): each instance on its own device, as its log says, and each
+# output the bytes of the filter alone
+RUN=$((RUN + 1))
+CLIP="-f lavfi -i testsrc2=s=32x24:r=5:d=0.6,format=gray"
+FF_LOGLEVEL=verbose ff $CLIP -filter_complex \
+    "split[a][b];[a]vbm3d_gpu=sigma=10:device=0.0[x];[b]vbm3d_gpu=sigma=10:device=0.1[y]" \
+    -map "[x]" -f framemd5 "$TMP/x.md5" -map "[y]" -f framemd5 "$TMP/y.md5" 2> "$TMP/two"
+devices=$(sed -n 's/.*Software frames on OpenCL device \([0-9.]*\), .*/\1/p' "$TMP/two" | sort | tr '\n' ' ')
+ff $CLIP -vf vbm3d_gpu=sigma=10:device=0.1 -f framemd5 "$TMP/alone.md5" 2> "$TMP/err"
+frames() { grep -v '^#' "$1"; }
+if [ "$devices" != "0.0 0.1 " ]; then
+    fail "two devices, one filter on each: devices '${devices}', not 0.0 and 0.1"
+    show_tail 5 "$TMP/two"
+elif [ "$(frames "$TMP/x.md5" | wc -l)" != 3 ] ||
+     ! cmp -s <(frames "$TMP/x.md5") <(frames "$TMP/alone.md5") ||
+     ! cmp -s <(frames "$TMP/y.md5") <(frames "$TMP/alone.md5"); then
+    fail "two devices, one filter on each: outputs differ from the filter alone (or not 3 frames)"
+else
+    ok "two devices, one vbm3d_gpu on each in one graph: the bytes of the filter alone"
 fi
 
 summary -s devices.sh
