@@ -217,6 +217,7 @@ check-formats: ffmpeg
 
 check-doc: ffmpeg
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
+	FFMPEG=$(FFMPEG) $(PYTHON) tests/options_doc.py
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
 	$(MAKE) check-texi
 	$(MAKE) check-headers
