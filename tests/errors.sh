@@ -231,6 +231,52 @@ for filter in bm3d_gpu=sigma=10 nlmeans_gpu=sigma=10:past=1:future=1 \
         midstream format "$filter"
 done
 
+# The same size change with the ffmpeg tool's default (-reinit_filter 1):
+# it builds a new graph at the change and frees the old one undrained, so
+# the frames the filter holds then are lost (FFmpeg's documented behaviour,
+# doc/nlmeans_gpu.texi), yet each frame that comes out must be, once and in
+# order, the frame of its own segment filtered alone (no wrong picture;
+# -noautoscale: the frames after the change keep their size). With scale
+# and format before the filter and -reinit_filter 0, the way the
+# documentation gives to keep them, all six must come out, in order.
+mkdir -p "$TMP/seg0" "$TMP/seg1"
+for i in 0 1 2; do
+    cp "$TMP/size$i.png" "$TMP/seg0/$i.png"
+    cp "$TMP/size$((i + 3)).png" "$TMP/seg1/$i.png"
+done
+# pts_md5 FRAMEMD5 [OFFSET]: "pts md5" lines, OFFSET added to the pts
+pts_md5() { grep -v '^#' "$1" | awk -F', *' -v o="${2:-0}" '{ print $2 + o, $6 }'; }
+for filter in bm3d_gpu=sigma=10 nlmeans_gpu=sigma=10:past=1:future=1 \
+              vbm3d_gpu=sigma=10:past=1:future=2; do
+    RUN=$((RUN + 1))
+    name="${filter%%=*}, size change, graph rebuilt"
+    ff $DEV -i "$TMP/size%d.png" -vf "$filter" -noautoscale -y -f framemd5 "$TMP/rebuilt.md5" 2> "$TMP/err" &&
+        ff $DEV -i "$TMP/seg0/%d.png" -vf "$filter" -y -f framemd5 "$TMP/seg0.md5" 2>> "$TMP/err" &&
+        ff $DEV -i "$TMP/seg1/%d.png" -vf "$filter" -y -f framemd5 "$TMP/seg1.md5" 2>> "$TMP/err"
+    rc=$?
+    out=$(pts_md5 "$TMP/rebuilt.md5" | wc -l)
+    if [ $rc != 0 ]; then
+        fail "$name: a run failed"; show_tail 3 "$TMP/err"
+    elif [ "$out" = 0 ] || ! pts_md5 "$TMP/rebuilt.md5" | sort -c -n -u 2> /dev/null; then
+        fail "$name: $out frames, not in order once each"
+    elif pts_md5 "$TMP/rebuilt.md5" |
+         grep -qvxF -f <(pts_md5 "$TMP/seg0.md5"; pts_md5 "$TMP/seg1.md5" 3); then
+        fail "$name: a frame out is not its segment's"
+    else
+        ok "$name: frames $(pts_md5 "$TMP/rebuilt.md5" | awk '{ printf "%s ", $1 }')out of 0 to 5 (the rest held at the change), each its segment's"
+    fi
+    RUN=$((RUN + 1))
+    name="${filter%%=*}, size change, -reinit_filter 0 and scale before the filter"
+    if ! ff $DEV -reinit_filter 0 -i "$TMP/size%d.png" -vf "scale=32:24,format=gray,$filter" \
+            -y -f framemd5 "$TMP/kept.md5" 2> "$TMP/err"; then
+        fail "$name: failed"; show_tail 3 "$TMP/err"
+    elif [ "$(pts_md5 "$TMP/kept.md5" | awk '{ printf "%s ", $1 }')" != "0 1 2 3 4 5 " ]; then
+        fail "$name: frames $(pts_md5 "$TMP/kept.md5" | awk '{ printf "%s ", $1 }')out, not 0 to 5"
+    else
+        ok "$name: all 6 frames out, in order"
+    fi
+done
+
 determinism nlmeans          0.6 "nlmeans_gpu=sigma=25"
 determinism bm3d             0.6 "bm3d_gpu=sigma=25:preset=ref"
 determinism vbm3d            1.6 "vbm3d_gpu=sigma=25:past=2:future=2"

@@ -13,7 +13,7 @@
 #   RUN FAILED SKIPPED   counts of cases, failures and skipped cases
 # and defines
 #   ff [-t SECONDS] ARGS...   ffmpeg -nostdin -hide_banner -loglevel
-#               ${FF_LOGLEVEL:-error} ARGS, stopped after SECONDS (status 124)
+#               ${FF_LOGLEVEL:-error} -y ARGS, stopped after SECONDS (status 124)
 #   filter_help NAME          ffmpeg -h filter=NAME; status 1 without that filter
 #   has_pix_fmt FORMAT        whether this ffmpeg knows the pixel format
 #   is_crash STATUS           whether a status is a process killed by a signal
@@ -60,14 +60,17 @@ TMP=$(mktemp -d)
 trap _lib_exit EXIT
 
 # ff [-t SECONDS] ARGS...: ffmpeg without stdin, banner or messages below
-# errors (FF_LOGLEVEL=info for more), stopped after SECONDS
+# errors (FF_LOGLEVEL=info for more), stopped after SECONDS, overwriting
+# its output files (-y): without stdin, ffmpeg leaves an existing file as it
+# is and still exits with status 0, so that a test would read an earlier
+# run's output
 ff() {
     local limit=()
     if [ "${1:-}" = -t ]; then
         limit=(timeout "$2")
         shift 2
     fi
-    ${limit[@]+"${limit[@]}"} "$FFMPEG" -nostdin -hide_banner -loglevel "${FF_LOGLEVEL:-error}" "$@"
+    ${limit[@]+"${limit[@]}"} "$FFMPEG" -nostdin -hide_banner -loglevel "${FF_LOGLEVEL:-error}" -y "$@"
 }
 
 # has_pix_fmt FORMAT: whether this ffmpeg knows the pixel format FORMAT
