@@ -250,9 +250,9 @@ for filter in bm3d_gpu=sigma=10 nlmeans_gpu=sigma=10:past=1:future=1 \
               vbm3d_gpu=sigma=10:past=1:future=2; do
     RUN=$((RUN + 1))
     name="${filter%%=*}, size change, graph rebuilt"
-    ff $DEV -i "$TMP/size%d.png" -vf "$filter" -noautoscale -y -f framemd5 "$TMP/rebuilt.md5" 2> "$TMP/err" &&
-        ff $DEV -i "$TMP/seg0/%d.png" -vf "$filter" -y -f framemd5 "$TMP/seg0.md5" 2>> "$TMP/err" &&
-        ff $DEV -i "$TMP/seg1/%d.png" -vf "$filter" -y -f framemd5 "$TMP/seg1.md5" 2>> "$TMP/err"
+    ff $DEV -i "$TMP/size%d.png" -vf "$filter" -noautoscale -f framemd5 "$TMP/rebuilt.md5" 2> "$TMP/err" &&
+        ff $DEV -i "$TMP/seg0/%d.png" -vf "$filter" -f framemd5 "$TMP/seg0.md5" 2>> "$TMP/err" &&
+        ff $DEV -i "$TMP/seg1/%d.png" -vf "$filter" -f framemd5 "$TMP/seg1.md5" 2>> "$TMP/err"
     rc=$?
     out=$(pts_md5 "$TMP/rebuilt.md5" | wc -l)
     if [ $rc != 0 ]; then
@@ -268,7 +268,7 @@ for filter in bm3d_gpu=sigma=10 nlmeans_gpu=sigma=10:past=1:future=1 \
     RUN=$((RUN + 1))
     name="${filter%%=*}, size change, -reinit_filter 0 and scale before the filter"
     if ! ff $DEV -reinit_filter 0 -i "$TMP/size%d.png" -vf "scale=32:24,format=gray,$filter" \
-            -y -f framemd5 "$TMP/kept.md5" 2> "$TMP/err"; then
+            -f framemd5 "$TMP/kept.md5" 2> "$TMP/err"; then
         fail "$name: failed"; show_tail 3 "$TMP/err"
     elif [ "$(pts_md5 "$TMP/kept.md5" | awk '{ printf "%s ", $1 }')" != "0 1 2 3 4 5 " ]; then
         fail "$name: frames $(pts_md5 "$TMP/kept.md5" | awk '{ printf "%s ", $1 }')out, not 0 to 5"
