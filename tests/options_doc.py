@@ -13,7 +13,10 @@ For each of the three filters:
              supports the ... options as commands") are exactly those
              flagged as runtime parameters (T);
   timeline   the text says "supports the timeline" exactly where the
-             filter supports it.
+             filter supports it;
+  defaults   where an option's own item says "Default X." (a number,
+             0x..., true or false), X is the AVOption's default, and the
+             value whose item says "Default." is the option's default.
 
 Usage: options_doc.py [--ffmpeg PATH] [--doc DIR]
 Environment: FFMPEG, as for the other tests. Standard library only.
@@ -31,6 +34,7 @@ from testlib.report import Tally  # noqa: E402
 FILTERS = ("nlmeans_gpu", "bm3d_gpu", "vbm3d_gpu")
 # "   name   <type>   ..FV.....T. help" and "     value   N   ..FV.....T. help"
 OPTION_RE = re.compile(r"^   ([A-Za-z0-9_]+)\s+<[a-z0-9]+>\s+([.A-Z]{11}) ", re.M)
+DEFAULT_RE = re.compile(r"\(default ([^)]*)\)\s*$")
 CONSTANT_RE = re.compile(r"^     ([A-Za-z0-9_]+)\s+(?:-?[0-9]+\s+)?([.A-Z]{11}) ", re.M)
 RUNTIME_FLAG = 9            # the T of ..FV.....T.
 COMMAND_SENTENCE_RE = re.compile(
@@ -39,8 +43,9 @@ COMMAND_SENTENCE_RE = re.compile(
 
 
 def parse_help(text):
-    """(options, runtime options, constants) from ffmpeg -h filter=NAME."""
-    options, runtime, constants = set(), set(), set()
+    """(options, runtime options, constants, defaults) from ffmpeg -h
+    filter=NAME; defaults maps an option to its default as printed."""
+    options, runtime, constants, defaults = set(), set(), set(), {}
     body = text.split("AVOptions:", 1)[1]
     for line in body.splitlines():
         m = OPTION_RE.match(line + " ")
@@ -48,11 +53,14 @@ def parse_help(text):
             options.add(m.group(1))
             if m.group(2)[RUNTIME_FLAG] == "T":
                 runtime.add(m.group(1))
+            d = DEFAULT_RE.search(line)
+            if d:
+                defaults[m.group(1)] = d.group(1).strip('"')
             continue
         m = CONSTANT_RE.match(line + " ")
         if m:
             constants.add(m.group(1))
-    return options, runtime, constants
+    return options, runtime, constants, defaults
 
 
 def option_items(texi):
@@ -73,6 +81,64 @@ def option_items(texi):
     return items
 
 
+def option_entries(texi):
+    """The entries of the section's option tables: (names, text, values),
+    names those of the @item/@itemx lines that share the text, values
+    (name, text) of the @table @samp nested in it."""
+    head = texi.split("@subsection", 1)[0]
+    entries, tables, entry = [], [], None
+    for line in head.splitlines():
+        if line.startswith("@table"):
+            tables.append(line.split()[1] if len(line.split()) > 1 else "")
+            continue
+        if line.startswith("@end table"):
+            tables.pop()
+            continue
+        m = re.match(r"@itemx? (\S+)\s*$", line)
+        if tables == ["@option"] and m:
+            if entry is None or entry[1]:
+                entry = ([], [], [])
+                entries.append(entry)
+            entry[0].append(m.group(1))
+        elif len(tables) == 2 and tables[0] == "@option" and entry is not None:
+            if m:
+                entry[2].append([m.group(1), ""])
+            elif entry[2]:
+                entry[2][-1][1] += line + " "
+        elif tables == ["@option"] and entry is not None:
+            entry[1].append(line)
+    return [(names, " ".join(text), values) for names, text, values in entries]
+
+
+def same_default(said, printed):
+    """Whether 'Default X' in the text is the default ffmpeg prints."""
+    if said in ("true", "false") or printed in ("true", "false"):
+        return said == printed
+    try:
+        return float(int(said, 0) if said.startswith("0x") else said) == float(printed)
+    except ValueError:
+        return said == printed
+
+
+def check_defaults(t, name, texi, defaults):
+    """The defaults the option entries state, against ffmpeg's."""
+    stated, wrong = 0, []
+    for names, text, values in option_entries(texi):
+        m = re.search(r"Default (-?[0-9][0-9.x]*[0-9a-f]|-?[0-9]|true|false)(?:[.:,;]| \()", text)
+        if len(names) == 1 and m and names[0] in defaults:
+            stated += 1
+            if not same_default(m.group(1), defaults[names[0]]):
+                wrong.append("%s: %s, not %s" % (names[0], m.group(1), defaults[names[0]]))
+        marked = [v for v, vtext in values if re.search(r"(^|\. )Default\.", vtext)]
+        if len(names) == 1 and marked and names[0] in defaults:
+            stated += 1
+            if marked != [defaults[names[0]]]:
+                wrong.append("%s: %s marked, not %s" % (names[0], "/".join(marked),
+                                                         defaults[names[0]]))
+    t.result(stated and not wrong, "%s defaults: %d stated in the options' own items, %s" % (
+        name, stated, "each ffmpeg's" if not wrong else "; ".join(wrong)))
+
+
 def command_options(texi):
     """The options the text names as commands, or None without the sentence."""
     text = re.sub(r"\s+", " ", texi)
@@ -89,13 +155,13 @@ def names(s):
 def check(t, binary, doc_dir, name):
     help_text = ffmpeg.filter_help(binary, name)
     path = os.path.join(doc_dir, name + ".texi")
-    t.cases += 4
+    t.cases += 5
     if help_text is None:
         t.fail("%s: not in this ffmpeg" % name)
         return
     with open(path) as f:
         texi = f.read()
-    options, runtime, constants = parse_help(help_text)
+    options, runtime, constants, defaults = parse_help(help_text)
     items = option_items(texi)
     t.result(options and options == items,
              "%s options: %d AVOptions, %d documented%s" % (
@@ -116,6 +182,7 @@ def check(t, binary, doc_dir, name):
         t.result(said == runtime, "%s commands: %s%s" % (
             name, names(runtime),
             "" if said == runtime else " are runtime options; the text names %s" % names(said)))
+    check_defaults(t, name, texi, defaults)
     timeline = "support for timeline" in help_text
     says = "supports the timeline" in re.sub(r"\s+", " ", texi)
     t.result(timeline == says, "%s timeline: %s, %s" % (
