@@ -63,24 +63,6 @@ def parse_help(text):
     return options, runtime, constants, defaults
 
 
-def option_items(texi):
-    """The @item and @itemx names of the @table @option blocks before the
-    section's first @subsection (not those of the tables nested in them,
-    which list an option's values)."""
-    head = texi.split("@subsection", 1)[0]
-    items, tables = set(), []
-    for line in head.splitlines():
-        if line.startswith("@table"):
-            tables.append(line.split()[1] if len(line.split()) > 1 else "")
-        elif line.startswith("@end table"):
-            tables.pop()
-        elif tables == ["@option"]:
-            m = re.match(r"@itemx? ([A-Za-z0-9_]+)\s*$", line)
-            if m:
-                items.add(m.group(1))
-    return items
-
-
 def option_entries(texi):
     """The entries of the section's option tables: (names, text, values),
     names those of the @item/@itemx lines that share the text, values
@@ -108,6 +90,12 @@ def option_entries(texi):
         elif tables == ["@option"] and entry is not None:
             entry[1].append(line)
     return [(names, " ".join(text), values) for names, text, values in entries]
+
+
+def option_items(texi):
+    """The names of the @item and @itemx lines of the section's option
+    tables (not those of the nested tables, which list an option's values)."""
+    return {n for names, _, _ in option_entries(texi) for n in names}
 
 
 def same_default(said, printed):
