@@ -111,25 +111,29 @@ $(TESTBIN)/clfault.so: tests/tools/clfault.c
 CHECK_PATCHES ?= yes
 CHECK_QUALITY ?= yes
 CHECK_TOOLS ?= yes
+# $(call timed,TARGET): make TARGET, then print the seconds it took (the CI
+# log's account of where make check's time goes)
+timed = @echo "make $(1)"; start=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
+    echo "make $(1): $$(($$(date +%s) - start)) s"
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
 	@echo "make check: on OpenCL device $(or $(OPENCL_DEVICE),(ffmpeg's default$(,) the only one))"
-	$(if $(filter yes,$(CHECK_PATCHES)),$(MAKE) check-patches)
-	$(MAKE) check-fate
-	$(MAKE) check-errors
-	$(MAKE) check-formats
-	$(MAKE) check-doc
-	$(MAKE) check-frames
-	$(MAKE) check-seams
-	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(MAKE) check-segments)
-	$(MAKE) check-robustness
-	$(if $(filter yes,$(CHECK_TOOLS)),$(MAKE) check-kernels,@echo "skip check-kernels (CHECK_TOOLS=$(CHECK_TOOLS))")
-	$(if $(filter yes,$(CHECK_TOOLS)),$(MAKE) check-kernels-oclgrind,@echo "skip check-kernels-oclgrind (CHECK_TOOLS=$(CHECK_TOOLS))")
-	$(MAKE) check-model
-	$(MAKE) check-bands
-	$(MAKE) check-memory
-	$(MAKE) check-programs
-	$(if $(filter yes,$(CHECK_QUALITY)),$(MAKE) check-quality,@echo "skip check-quality (CHECK_QUALITY=$(CHECK_QUALITY))")
+	$(if $(filter yes,$(CHECK_PATCHES)),$(call timed,check-patches))
+	$(call timed,check-fate)
+	$(call timed,check-errors)
+	$(call timed,check-formats)
+	$(call timed,check-doc)
+	$(call timed,check-frames)
+	$(call timed,check-seams)
+	$(if $(filter yes,$(MINIMAL)),@echo "skip check-segments: a minimal build has no ffprobe$(,) FFV1$(,) Matroska or concat demuxer",$(call timed,check-segments))
+	$(call timed,check-robustness)
+	$(if $(filter yes,$(CHECK_TOOLS)),$(call timed,check-kernels),@echo "skip check-kernels (CHECK_TOOLS=$(CHECK_TOOLS))")
+	$(if $(filter yes,$(CHECK_TOOLS)),$(call timed,check-kernels-oclgrind),@echo "skip check-kernels-oclgrind (CHECK_TOOLS=$(CHECK_TOOLS))")
+	$(call timed,check-model)
+	$(call timed,check-bands)
+	$(call timed,check-memory)
+	$(call timed,check-programs)
+	$(if $(filter yes,$(CHECK_QUALITY)),$(call timed,check-quality),@echo "skip check-quality (CHECK_QUALITY=$(CHECK_QUALITY))")
 	@echo "make check: all tests passed"
 
 # The whole test suite with the host code (FFmpeg and our filters) built with
@@ -402,10 +406,11 @@ check-kernels: $(TESTBIN)/check_kernels
 # its buffer's or array's bounds, and (--data-races) every pair of
 # work-items that touch one address without a barrier between them: an
 # error in its log fails the check, even where every result was right
-# (tests/kernels_oclgrind.sh: about 5 minutes with every check, the
-# searches on their first 4 cases, as all their cases take 6 to more than
-# 18 minutes a search there; OCLGRIND_TESTS: the checks to run, by name,
-# e.g. "patch_search_tiled_8x4"; SEARCH_CASES=0: every case of a search)
+# (tests/kernels_oclgrind.sh: about 3 minutes on 2 cores with every check,
+# two at once, the searches on their first 4 cases, as all their cases take
+# 6 to more than 18 minutes a search there, the edge search on 4 of its 16
+# planes of stripes; OCLGRIND_TESTS: the checks to run, by name, e.g.
+# "patch_search_tiled_8x4"; SEARCH_CASES=0: every case of a search)
 check-kernels-oclgrind: $(TESTBIN)/check_kernels
 	TESTBIN=$(TESTBIN) tests/kernels_oclgrind.sh $(OCLGRIND_TESTS)
 

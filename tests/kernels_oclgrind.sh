@@ -14,16 +14,24 @@
 # per-patch search alone, with its joint-colour cases), each run on its
 # own; by default every check, each work-group search by its first program
 # and, where it has them, one with keys (its other programs are the same
-# code with other constants). Environment: SEARCH_CASES (by default 4: the
-# checks of the per-patch and work-group searches run their first 4 cases,
-# their smallest planes, as those take up to minutes a case on the
-# simulator; 0: every case), OCLGRIND (the simulator), OCLGRIND_ARGS (by
-# default --data-races, --check-api, which reports OpenCL calls that fail,
-# and 256 KiB of local memory, so that the work-group searches run on every
-# step, as on GPUs; Oclgrind's own is 32 KiB; its --uninitialized does not
-# work with Debian's build: doc/reliability.md), LOGDIR (the
-# logs, by default build/oclgrind), KERNELS (the folder of the .cl files,
-# by default kernels/). Fails when check_kernels fails or Oclgrind logs
+# code with other constants). Environment:
+#   SEARCH_CASES   by default 4: the checks of the per-patch and work-group
+#                  searches run their first 4 cases, their smallest planes,
+#                  as those take up to minutes a case on the simulator;
+#                  0: every case
+#   EDGE_STRIPES   by default 4: the edge search's planes of stripes, each
+#                  window and reference order once, of the 16 check_kernels
+#                  runs elsewhere (each takes 5 s on the simulator)
+#   OCLGRIND       the simulator
+#   OCLGRIND_ARGS  by default --data-races, --check-api, which reports
+#                  OpenCL calls that fail, and 256 KiB of local memory, so
+#                  that the work-group searches run on every step, as on
+#                  GPUs (Oclgrind's own is 32 KiB; its --uninitialized does
+#                  not work with Debian's build: doc/reliability.md)
+#   OCLGRIND_JOBS  groups run at once, by default one a core
+#   LOGDIR         the logs, by default build/oclgrind
+#   KERNELS        the folder of the .cl files, by default kernels/
+# Fails when check_kernels fails or Oclgrind logs
 # anything; the log's start is printed.
 
 set -u
@@ -33,6 +41,7 @@ OCLGRIND=${OCLGRIND:-oclgrind}
 OCLGRIND_ARGS=${OCLGRIND_ARGS:---data-races --check-api --local-mem-size 262144}
 LOGDIR=${LOGDIR:-build/oclgrind}
 SEARCH_CASES=${SEARCH_CASES:-4}
+EDGE_STRIPES=${EDGE_STRIPES:-4}
 KERNELS=${KERNELS:-kernels}
 
 if ! command -v "$OCLGRIND" > /dev/null; then
@@ -40,26 +49,30 @@ if ! command -v "$OCLGRIND" > /dev/null; then
     exit 1
 fi
 if [ $# -eq 0 ]; then
-    # about 5 minutes on 2 cores, 2 of them the searches on 4 cases (on
-    # all their cases the per-patch search takes 6 minutes there and
-    # patch_search_rows more than 18)
-    set -- denoise_load_plane denoise_load_plane_u8 denoise_store_plane \
-        denoise_load_plane_float denoise_store_plane_float \
-        bm3d_normalise bm3d_filter_ht bm3d_filter_wiener nlmeans_weights \
-        nlmeans_aggregate vbm3d_search patch_search_edge noise_select \
-        noise_accumulate noise_vst noise_blocks denoise_opponent_forward \
-        denoise_opponent_inverse patch_search patch_search_tiled \
-        patch_search_squares patch_search_squares_8x4_u9_keys \
-        patch_search_rows patch_search_rows_5x1_u7_keys
+    # every group, the longest first (so that the rest share the other
+    # core meanwhile; the searches on 4 cases: on all their cases the
+    # per-patch search takes 6 minutes there and patch_search_rows more
+    # than 18)
+    set -- patch_search_edge vbm3d_search patch_search_tiled \
+        bm3d_filter_wiener bm3d_filter_ht noise_select nlmeans_weights \
+        patch_search_rows patch_search_squares \
+        patch_search_squares_8x4_u9_keys bm3d_normalise nlmeans_aggregate \
+        patch_search_rows_5x1_u7_keys denoise_load_plane \
+        denoise_load_plane_u8 denoise_store_plane denoise_load_plane_float \
+        denoise_store_plane_float noise_accumulate noise_vst noise_blocks \
+        denoise_opponent_forward denoise_opponent_inverse patch_search
 fi
 mkdir -p "$LOGDIR"
-failed=0
-for name in "$@"; do
-    log=$LOGDIR/$name.log out=$LOGDIR/$name.out
-    cases=
+
+# One group under Oclgrind; its verdict in $LOGDIR/NAME.result
+run_group() {
+    local name=$1 cases='' status start t
+    local log=$LOGDIR/$name.log out=$LOGDIR/$name.out
     case $name in
     patch_search|patch_search_tiled*|patch_search_squares*|patch_search_rows*)
         [ "$SEARCH_CASES" -gt 0 ] && cases="--search-cases $SEARCH_CASES" ;;
+    patch_search_edge)
+        cases="--edge-stripes $EDGE_STRIPES" ;;
     esac
     rm -f "$log"
     start=$SECONDS
@@ -69,12 +82,34 @@ for name in "$@"; do
     status=$?
     t=$((SECONDS - start))
     if [ $status -ne 0 ] || [ -s "$log" ]; then
-        failed=$((failed + 1))
         echo "FAIL $name ($t s): check_kernels exit $status, Oclgrind log of $(wc -l < "$log" 2> /dev/null || echo 0) lines"
         grep -E '^(ok|FAIL)' "$out" | sed 's/^/    /'
         [ -s "$log" ] && head -20 "$log" | sed 's/^/    /'
     else
         echo "ok   $name ($t s): $(grep -c '^ok' "$out") check(s), no Oclgrind report"
+    fi > "$LOGDIR/$name.result"
+}
+
+# OCLGRIND_JOBS groups at once (Oclgrind's own threads keep about 1.4 of
+# 2 cores busy, so two groups at once take less time than one after the
+# other); the verdicts in the order of the groups
+jobs_max=${OCLGRIND_JOBS:-$(nproc)}
+for name in "$@"; do
+    rm -f "$LOGDIR/$name.result"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
+        wait -n
+    done
+    run_group "$name" &
+done
+wait
+failed=0
+for name in "$@"; do
+    if [ -f "$LOGDIR/$name.result" ]; then
+        cat "$LOGDIR/$name.result"
+        grep -q '^ok ' "$LOGDIR/$name.result" || failed=$((failed + 1))
+    else
+        echo "FAIL $name: no verdict"
+        failed=$((failed + 1))
     fi
 done
 echo "kernels_oclgrind.sh: $# group(s), $failed failed (logs in $LOGDIR)"

@@ -7,6 +7,7 @@
  *
  *   check_kernels [--device P.D] [--kernels DIR] [--seed N] [--test NAME]
  *                 [--bench] [--repeat N] [--search-cases N]
+ *                 [--edge-stripes N]
  *
  * The program is built as libavfilter/vf_bm3d_gpu.c and
  * libavfilter/denoise_opencl.c build bm3d_gpu's: the filter's constants
@@ -144,6 +145,9 @@
  * searches), --test 'NAME$' the kernel of that name alone.
  * --search-cases N runs the first N cases of each search's check alone (its
  * smallest planes: for a device as slow as a simulator).
+ * --edge-stripes N runs the first N (default 16) of patch_search_edge's
+ * planes of stripes (4: each window and reference order once, for a
+ * simulator, where each takes seconds).
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -230,9 +234,10 @@ typedef struct Options {
     int bench;
     int repeat;
     int search_cases;   /* 0: all */
+    int edge_stripes;   /* patch_search_edge's planes of stripes */
 } Options;
 
-static Options opt = { 0, 0, "kernels", 1, NULL, 0, 11, 0 };
+static Options opt = { 0, 0, "kernels", 1, NULL, 0, 11, 0, 16 };
 static cl_context ctx;
 static cl_device_id dev;
 static cl_command_queue queue;
@@ -2111,8 +2116,11 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
      * column's candidates nearer than any other); its whole table, entry
      * NB - 1 included, is the search's (without ref_first). Sixteen
      * planes: a wrong entry NB - 1 shows in some of them only (an early
-     * exit at entry NB - 2's distance: 4 to 7 of 16 on PoCL) */
-    for (int i = 0; kernel == SEARCH_EDGE && !opt.search_cases && i < 16; i++) {
+     * exit at entry NB - 2's distance: 4 to 7 of 16 on PoCL); the first
+     * four are each window (one frame, two in a ring) with and without
+     * ref_first */
+    for (int i = 0; kernel == SEARCH_EDGE && !opt.search_cases &&
+                    i < opt.edge_stripes; i++) {
         SearchCase sc = {
             .kernel = kernel, .width = 40, .height = 30, .patch = BM3D_PATCH,
             .step = 3, .radius = 31, .stripes = 1, .ref_first = i % 4 == 3,
@@ -4022,7 +4030,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: check_kernels [--device P.D] [--kernels DIR] [--seed N]\n"
             "                     [--test NAME] [--bench] [--repeat N]\n"
-            "                     [--search-cases N]\n");
+            "                     [--search-cases N] [--edge-stripes N]\n");
     exit(2);
 }
 
@@ -4080,6 +4088,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--search-cases")) {
             opt.search_cases = atoi(v);
             if (opt.search_cases < 1)
+                usage();
+            i++;
+        } else if (!strcmp(a, "--edge-stripes")) {
+            opt.edge_stripes = atoi(v);
+            if (opt.edge_stripes < 0 || opt.edge_stripes > 16)
                 usage();
             i++;
         } else {
