@@ -14,6 +14,7 @@
 #                  gives exactly the tree that the build and FATE use
 #   make check-gpu  what needs a real GPU (OPENCL_DEVICE=P.D; FFMPEG=,
 #                  TESTBIN= for a copied ffmpeg and test tools)
+#   make check-gpu-scripts  the rest of make check's tests of ffmpeg, there
 #   make check-ffmpeg-7.1, check-ffmpeg-5.1  the patches and FATE tests
 #                  against a minimal build of another FFmpeg series
 #                  (SERIES_CHECK=check: every test)
@@ -45,6 +46,9 @@ OPENCL_DEVICE = $(eval OPENCL_DEVICE := $(shell tools/test-device.sh $(FFMPEG)))
 endif
 , := ,
 TESTBIN = $(BUILDDIR)/tests
+# NO_BUILD=yes: the tests run the ffmpeg that FFMPEG names as it is, and
+# nothing of FFmpeg's build is made (a copied ffmpeg on a GPU machine)
+FFMPEG_BUILT = $(if $(filter yes,$(NO_BUILD)),,ffmpeg)
 export POCL_CACHE_DIR ?= $(BUILDDIR)/pocl-cache
 export PHOTO_CACHE ?= $(BUILDDIR)/photos
 
@@ -54,7 +58,7 @@ PNM_SRC = tests/tools/pnm.c tests/tools/pnm.h
 REF_TOOL_SRC = tests/model/ref_tool.c tests/model/ref_tool.h $(PNM_SRC)
 
 .PHONY: all deps configured ffmpeg overlay install check check-fate check-model \
-        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-headers check-frames check-seams check-segments check-robustness check-robustness-long check-faults-long check-model-long check-longrun check-gpu check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
+        check-quality check-bands check-memory check-programs check-errors check-formats check-doc check-texi check-headers check-frames check-seams check-segments check-robustness check-robustness-long check-faults-long check-model-long check-longrun check-gpu check-gpu-scripts check-asan check-valgrind check-vbm3d-model check-kernels check-reference demo bench bench-pack bench-pipeline bench-nlmeans-speed bench-noise-methods bench-python-bm3d fate-refs patches check-patches clean distclean
 
 all: ffmpeg
 
@@ -112,8 +116,9 @@ CHECK_PATCHES ?= yes
 CHECK_QUALITY ?= yes
 CHECK_TOOLS ?= yes
 # $(call timed,TARGET): make TARGET, then print the seconds it took (the CI
-# log's account of where make check's time goes)
-timed = @echo "make $(1)"; start=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
+# log's account of where make check's time goes); '+' hands the sub-make
+# the jobserver (-j), which a make it cannot see in the recipe would not get
+timed = +@echo "make $(1)"; start=$$(date +%s); $(MAKE) --no-print-directory $(1) && \
     echo "make $(1): $$(($$(date +%s) - start)) s"
 check: ffmpeg $(TEST_TOOLS)
 	tools/deps.sh --check-opencl
@@ -207,7 +212,20 @@ check-gpu:
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py -v --cases $(GPU_CASES) --jobs $(GPU_JOBS)
 	@echo "make check-gpu: all tests passed"
 
-check-errors: ffmpeg $(TESTBIN)/clfault.so
+# The rest of make check's tests that run ffmpeg, for a GPU machine beside
+# check-gpu, with the same variables (nothing of FFmpeg's is built): the
+# errors and device faults, the documentation's examples and options, the
+# frames (hwupload's and software), runtime commands, timeline, seams and
+# bands
+check-gpu-scripts:
+	$(call timed,check-errors NO_BUILD=yes)
+	$(call timed,check-doc NO_BUILD=yes)
+	$(call timed,check-frames NO_BUILD=yes)
+	$(call timed,check-seams NO_BUILD=yes)
+	$(call timed,check-bands NO_BUILD=yes)
+	@echo "make check-gpu-scripts: all tests passed"
+
+check-errors: $(FFMPEG_BUILT) $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so tests/faults.sh
 	FFMPEG=$(FFMPEG) tests/devices.sh
@@ -216,15 +234,15 @@ check-errors: ffmpeg $(TESTBIN)/clfault.so
 # full-range yuvj formats against the planar formats of the same samples,
 # float formats against 16-bit ones (tests/formats.sh); those the device
 # cannot carry are skipped.
-check-formats: ffmpeg
+check-formats: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/formats.sh
 
-check-doc: ffmpeg
+check-doc: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 	FFMPEG=$(FFMPEG) $(PYTHON) tests/options_doc.py
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
-	$(MAKE) check-texi
-	$(MAKE) check-headers
+	$(if $(filter yes,$(NO_BUILD)),,$(MAKE) check-texi)
+	$(if $(filter yes,$(NO_BUILD)),,$(MAKE) check-headers)
 
 # Our headers compile alone, as FFmpeg's 'make checkheaders' builds them
 check-headers: ffmpeg
@@ -240,7 +258,7 @@ check-texi: overlay
 check-vbm3d-model: $(TESTBIN)/vbm3d_ref $(TESTBIN)/bm3d_ref $(TESTBIN)/awgn $(TESTBIN)/cmpimg
 	tests/model/vbm3d_selfcheck.sh $(TESTBIN) $(BUILDDIR)/vbm3d-selfcheck
 
-check-frames: ffmpeg
+check-frames: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/frames.sh
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/sidedata.py
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/instances.py
@@ -256,18 +274,18 @@ check-frames: ffmpeg
 # one frame of context less changes the output (under a minute on PoCL)
 # Frames processed a band of reference patches at a time (the bounded
 # device memory of large frames): the same bytes whatever the band
-check-bands: ffmpeg
+check-bands: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/bands.sh
 
-check-programs: ffmpeg $(TESTBIN)/cltrace.so
+check-programs: $(FFMPEG_BUILT) $(TESTBIN)/cltrace.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
 	    tests/programs.sh
 
-check-memory: ffmpeg $(TESTBIN)/cltrace.so $(TESTBIN)/clfault.so
+check-memory: $(FFMPEG_BUILT) $(TESTBIN)/cltrace.so $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so \
 	    CLFAULT_SO=$(TESTBIN)/clfault.so tests/memory.sh
 
-check-seams: ffmpeg
+check-seams: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(if $(SEED),SEED=$(SEED)) tests/seams.sh
 
 # tools/denoise-segments, the segment farm on GNU parallel, with two job
@@ -280,41 +298,41 @@ check-segments: ffmpeg
 # 10,000 frames of 320x240 through each filter, resident memory and OpenCL
 # memory objects asserted flat after warm-up (long on PoCL: see
 # doc/reliability.md; N=... for fewer frames)
-check-longrun: ffmpeg $(TESTBIN)/cltrace.so
+check-longrun: $(FFMPEG_BUILT) $(TESTBIN)/cltrace.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLTRACE_SO=$(TESTBIN)/cltrace.so tests/longrun.sh
 
 # Random filters, sizes, formats, options and frame counts (seeded; the
 # short mode of tests/robustness.py: its regression cases and 60 cases)
-check-robustness: ffmpeg
+check-robustness: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) $(PYTHON) tests/robustness.py --short
 
 # The 10,000-case run of doc/reliability.md (hours on PoCL; not in make
 # check). Resumable: chunks already logged under build/robustness-long are
 # not run again.
-check-robustness-long: ffmpeg
+check-robustness-long: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) PYTHON=$(PYTHON) tests/robustness_long.sh
 
 # tests/faults.sh with the device out of memory at every command of ten
 # configurations, in turn (a few thousand runs; doc/reliability.md)
-check-faults-long: ffmpeg $(TESTBIN)/clfault.so
+check-faults-long: $(FFMPEG_BUILT) $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) CLFAULT_SO=$(TESTBIN)/clfault.so FAULTS_LONG=1 tests/faults.sh
 
 # The fixed cases of tests/golden.py and 16 random ones (seed 1); the
 # long run draws GOLDEN_RANDOM cases of GOLDEN_SEED (doc/reliability.md)
 GOLDEN_RANDOM ?= 1000
 GOLDEN_SEED ?= 2
-check-model: ffmpeg $(TEST_TOOLS) $(if $(filter yes,$(CHECK_TOOLS)),check-vbm3d-model)
+check-model: $(FFMPEG_BUILT) $(TEST_TOOLS) $(if $(filter yes,$(CHECK_TOOLS)),check-vbm3d-model)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --random 16 \
 	    --work $(BUILDDIR)/golden $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 
-check-model-long: ffmpeg $(TEST_TOOLS)
+check-model-long: $(FFMPEG_BUILT) $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/golden.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --no-fixed \
 	    --random $(GOLDEN_RANDOM) --seed $(GOLDEN_SEED) \
 	    --work $(BUILDDIR)/golden-long $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 
-check-quality: ffmpeg $(TEST_TOOLS)
+check-quality: $(FFMPEG_BUILT) $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/quality/nlmeans_quality.py --ffmpeg $(FFMPEG) \
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality \
@@ -436,7 +454,7 @@ bench-noise-methods: ffmpeg $(TESTBIN)/awgn $(TESTBIN)/noise_methods
 # (issue 13's margins; the reference from PyPI in a virtual environment
 # under $(BUILDDIR), skipped where it cannot be installed; about 10
 # minutes on two cores, so not in make check)
-check-reference: ffmpeg $(TEST_TOOLS)
+check-reference: $(FFMPEG_BUILT) $(TEST_TOOLS)
 	@mkdir -p $(PHOTO_CACHE)
 	$(PYTHON) tests/quality/bm3d_reference.py --ffmpeg $(FFMPEG) \
 	    --tools $(TESTBIN) --work $(BUILDDIR)/quality --venv $(BUILDDIR)/venv-bm3d \
