@@ -237,9 +237,15 @@ check-errors: $(FFMPEG_BUILT) $(TESTBIN)/clfault.so
 check-formats: $(FFMPEG_BUILT)
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/formats.sh
 
-check-doc: $(FFMPEG_BUILT)
+# The documentation: its examples run, its options are the filters', the
+# README's `make demo` figures are what the demo prints (on PoCL), the texi
+# builds as FFmpeg builds it, the headers compile alone
+check-doc: $(FFMPEG_BUILT) $(TESTBIN)/awgn
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/doc_examples.sh doc/*.texi
 	FFMPEG=$(FFMPEG) $(PYTHON) tests/options_doc.py
+	@mkdir -p $(PHOTO_CACHE)
+	$(PYTHON) tests/demo.py --ffmpeg $(FFMPEG) --tools $(TESTBIN) --work $(BUILDDIR)/demo \
+	    --sigma 20 --readme README.md $(if $(OPENCL_DEVICE),--device $(OPENCL_DEVICE))
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/equivalences.sh
 	$(if $(filter yes,$(NO_BUILD)),,$(MAKE) check-texi)
 	$(if $(filter yes,$(NO_BUILD)),,$(MAKE) check-headers)

@@ -4,6 +4,11 @@ OpenCL device P.D, or else on the filter's own device (the first GPU, else
 the first device), and print the PSNR before and after.
 
     make demo [OPENCL_DEVICE=P.D] [SIGMA=20]
+
+With --readme FILE (make check-doc), it also fails unless the two PSNR
+figures FILE quotes for the demo are those printed, where the filter ran on
+PoCL, as the figures FILE quotes did (elsewhere it says why it does not
+compare).
 """
 
 import argparse
@@ -31,6 +36,34 @@ def psnr_of(ff, path, clean):
     return float(m.group(1))
 
 
+def filter_platform(log):
+    """The OpenCL platform the filter says it ran on, from ffmpeg's verbose
+    log: the device the filter names ("Software frames on ..., NAME (TYPE)."),
+    then hwcontext_opencl's line "P.D: PLATFORM / NAME"."""
+    m = re.search(r"Software frames on [^\n]*?, (.+) \((?:CPU|GPU|neither GPU nor CPU)\)", log)
+    if not m:
+        return "an OpenCL device the log does not name"
+    m = re.search(r"\] \d+\.\d+: (.+?) / %s$" % re.escape(m.group(1)), log, re.M)
+    return m.group(1) if m else "an OpenCL platform the log does not name"
+
+
+def check_readme(path, before, after, platform):
+    """Fail unless the README's quoted demo figures are these (on PoCL)."""
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"PSNR noisy: +([0-9.]+) dB\nPSNR denoised: +([0-9.]+) dB", text)
+    if not m:
+        sys.exit("%s quotes no demo figures (PSNR noisy / PSNR denoised)" % path)
+    printed = ("%.2f" % before, "%.2f" % after)
+    if platform != "Portable Computing Language":
+        print("skip %s's figures: they are PoCL's, the filter ran on %s" % (path, platform))
+    elif m.groups() != printed:
+        sys.exit("%s quotes PSNR %s -> %s dB, the demo printed %s -> %s dB" %
+                 ((path,) + m.groups() + printed))
+    else:
+        print("ok   %s quotes these figures" % path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ffmpeg.add_options(ap)
@@ -38,6 +71,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--sigma", type=float, default=20)
     ap.add_argument("--photo", default="astronaut")
+    ap.add_argument("--readme", metavar="FILE",
+                    help="fail unless FILE quotes the PSNR figures printed (on PoCL)")
     args = ap.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -51,8 +86,12 @@ def main():
                           "-update", "1", "-y", out]
     print("ffmpeg " + " ".join(cmd))
     t = time.time()
-    ff.run(cmd)
+    p = subprocess.run([ff.binary, "-nostdin", "-hide_banner", "-v", "verbose"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.time() - t
+    log = p.stderr.decode(errors="replace")
+    if p.returncode != 0:
+        sys.exit("ffmpeg failed (%d): %s" % (p.returncode, log[-2000:]))
     before = psnr_of(ff, noisy, clean)
     after = psnr_of(ff, out, clean)
     print("photograph: %s (512x512 RGB), additive white Gaussian noise sigma=%g" % (args.photo, args.sigma))
@@ -61,6 +100,8 @@ def main():
     print("gain: %+.2f dB, whole command %.1f s" % (after - before, elapsed))
     if not after > before + 3:
         sys.exit("denoising gained less than 3 dB")
+    if args.readme:
+        check_readme(args.readme, before, after, filter_platform(log))
 
 
 if __name__ == "__main__":
