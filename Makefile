@@ -216,7 +216,8 @@ check-gpu:
 # check-gpu, with the same variables (nothing of FFmpeg's is built): the
 # errors and device faults, the documentation's examples and options, the
 # frames (hwupload's and software), runtime commands, timeline, seams and
-# bands
+# bands; the demo of check-doc needs the photographs (PHOTO_CACHE, as
+# check-gpu's golden models) and TESTBIN's awgn
 check-gpu-scripts:
 	$(call timed,check-errors NO_BUILD=yes)
 	$(call timed,check-doc NO_BUILD=yes)
