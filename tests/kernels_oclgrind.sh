@@ -19,9 +19,10 @@
 #                  searches run their first 4 cases, their smallest planes,
 #                  as those take up to minutes a case on the simulator;
 #                  0: every case
-#   EDGE_STRIPES   by default 4: the edge search's planes of stripes, each
-#                  window and reference order once, of the 16 check_kernels
-#                  runs elsewhere (each takes 5 s on the simulator)
+#   EDGE_STRIPES   by default 4: the edge search's planes of stripes, both
+#                  windows (one frame, two) and ref_first, of the 16
+#                  check_kernels runs elsewhere (each takes 5 s on the
+#                  simulator)
 #   OCLGRIND       the simulator
 #   OCLGRIND_ARGS  by default --data-races, --check-api, which reports
 #                  OpenCL calls that fail, and 256 KiB of local memory, so

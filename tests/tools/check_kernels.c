@@ -146,8 +146,8 @@
  * --search-cases N runs the first N cases of each search's check alone (its
  * smallest planes: for a device as slow as a simulator).
  * --edge-stripes N runs the first N (default 16) of patch_search_edge's
- * planes of stripes (4: each window and reference order once, for a
- * simulator, where each takes seconds).
+ * planes of stripes (4: both windows, and ref_first, for a simulator,
+ * where each takes seconds).
  * Two-channel images (CL_RG: nv12, p010) are skipped, and said so, where
  * the device has none (PoCL).
  *
@@ -2117,8 +2117,8 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
      * NB - 1 included, is the search's (without ref_first). Sixteen
      * planes: a wrong entry NB - 1 shows in some of them only (an early
      * exit at entry NB - 2's distance: 4 to 7 of 16 on PoCL); the first
-     * four are each window (one frame, two in a ring) with and without
-     * ref_first */
+     * four have both windows (one frame; two in a ring of three), each
+     * without ref_first, and the two with it */
     for (int i = 0; kernel == SEARCH_EDGE && !opt.search_cases &&
                     i < opt.edge_stripes; i++) {
         SearchCase sc = {
