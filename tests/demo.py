@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -85,23 +84,21 @@ def main():
                           "format=gbrp,nlmeans_gpu=sigma=%g" % args.sigma,
                           "-update", "1", "-y", out]
     print("ffmpeg " + " ".join(cmd))
-    t = time.time()
-    p = subprocess.run([ff.binary, "-nostdin", "-hide_banner", "-v", "verbose"] + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    elapsed = time.time() - t
-    log = p.stderr.decode(errors="replace")
-    if p.returncode != 0:
-        sys.exit("ffmpeg failed (%d): %s" % (p.returncode, log[-2000:]))
+    # the verbose log names the device the filter ran on (filter_platform)
+    r = ffmpeg.run([ff.binary, "-nostdin", "-hide_banner", "-v", "verbose"] + cmd,
+                   stdout=False)
+    if r.rc != 0:
+        sys.exit("ffmpeg failed (%d): %s" % (r.rc, r.err[-2000:]))
     before = psnr_of(ff, noisy, clean)
     after = psnr_of(ff, out, clean)
     print("photograph: %s (512x512 RGB), additive white Gaussian noise sigma=%g" % (args.photo, args.sigma))
     print("PSNR noisy:    %.2f dB  (%s)" % (before, noisy))
     print("PSNR denoised: %.2f dB  (%s)" % (after, out))
-    print("gain: %+.2f dB, whole command %.1f s" % (after - before, elapsed))
+    print("gain: %+.2f dB, whole command %.1f s" % (after - before, r.time))
     if not after > before + 3:
         sys.exit("denoising gained less than 3 dB")
     if args.readme:
-        check_readme(args.readme, before, after, filter_platform(log))
+        check_readme(args.readme, before, after, filter_platform(r.err))
 
 
 if __name__ == "__main__":
