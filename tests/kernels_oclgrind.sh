@@ -35,7 +35,7 @@
 # Fails when check_kernels fails or Oclgrind logs
 # anything; the log's start is printed.
 
-set -u
+. "$(dirname "$0")/lib.sh"
 cd "$(dirname "$0")/.." || exit 1
 TESTBIN=${TESTBIN:-build/tests}
 OCLGRIND=${OCLGRIND:-oclgrind}
@@ -97,9 +97,7 @@ run_group() {
 jobs_max=${OCLGRIND_JOBS:-$(nproc)}
 for name in "$@"; do
     rm -f "$LOGDIR/$name.result"
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do
-        wait -n
-    done
+    wait_for_slot "$jobs_max"
     run_group "$name" &
 done
 wait

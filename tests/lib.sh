@@ -22,6 +22,7 @@
 #   ok MSG, fail MSG, skip MSG   the lines of the cases ("ok   ", "FAIL ",
 #               "skip "), fail and skip counted
 #   show_tail N FILE          the last N lines of FILE, indented
+#   wait_for_slot N           wait until fewer than N background jobs run
 #   summary [-s] NAME [UNIT]  "NAME: RUN UNIT(cases), [SKIPPED skipped, ]
 #               FAILED failed"; its status is the test's: 1 when a case failed
 
@@ -71,6 +72,14 @@ ff() {
         shift 2
     fi
     ${limit[@]+"${limit[@]}"} "$FFMPEG" -nostdin -hide_banner -loglevel "${FF_LOGLEVEL:-error}" -y "$@"
+}
+
+# wait_for_slot N: wait until fewer than N background jobs of this shell
+# run (to start the next of a pool of N)
+wait_for_slot() {
+    while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do
+        wait -n
+    done
 }
 
 # has_pix_fmt FORMAT: whether this ffmpeg knows the pixel format FORMAT

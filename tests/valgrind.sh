@@ -61,9 +61,7 @@ memcheck() {
 # first (WARMING=1), so that memcheck finds its kernels in the cache and
 # checks the same host code, PoCL's compiler aside.
 warm_cache() {
-    while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
-        wait -n
-    done
+    wait_for_slot "$(nproc)"
     timeout 900 valgrind --tool=none "$FFMPEG" "$@" > /dev/null 2>&1 &
 }
 
