@@ -217,14 +217,14 @@ check-gpu:
 # errors and device faults, the documentation's examples and options, the
 # frames (hwupload's and software), runtime commands, timeline, seams and
 # bands; the demo of check-doc needs the photographs (PHOTO_CACHE, as
-# check-gpu's golden models) and TESTBIN's awgn
-check-gpu-scripts:
-	$(call timed,check-errors NO_BUILD=yes)
-	$(call timed,check-doc NO_BUILD=yes)
-	$(call timed,check-frames NO_BUILD=yes)
-	$(call timed,check-seams NO_BUILD=yes)
-	$(call timed,check-bands NO_BUILD=yes)
+# check-gpu's golden models) and TESTBIN's awgn. With -j5 (and -O for
+# whole logs) the five run side by side.
+GPU_SCRIPT_TARGETS = check-errors check-doc check-frames check-seams check-bands
+check-gpu-scripts: $(addprefix gpu-script-,$(GPU_SCRIPT_TARGETS))
 	@echo "make check-gpu-scripts: all tests passed"
+
+gpu-script-%:
+	$(call timed,$* NO_BUILD=yes)
 
 check-errors: $(FFMPEG_BUILT) $(TESTBIN)/clfault.so
 	FFMPEG=$(FFMPEG) OPENCL_DEVICE=$(OPENCL_DEVICE) tests/errors.sh
