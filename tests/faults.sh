@@ -13,7 +13,9 @@
 #     buffers (the noise estimator's, bands, RGB rings, ...), every image
 #     of the frames' pools in two (hwupload's and software frames), and the
 #     device out of memory at the noise estimator's commands (with
-#     FAULTS_LONG=1, at every command of those configurations);
+#     FAULTS_LONG=1, at every command of those configurations; with
+#     FAULTS_LONG=only, those sweeps alone, and FAULTS_CONFIGS=REGEX keeps
+#     the configurations it matches: shares of the long run side by side);
 #   - after a refused buffer or a lack of memory at a command, one line
 #     naming the options that need less memory from the filters with a
 #     window of frames (vbm3d_gpu, nlmeans_gpu with past or future), none
@@ -64,25 +66,6 @@ expect_error() {
 # a buffer of the filters, or an image of the frames' pool (FFmpeg's message)
 REFUSED="The OpenCL device refused a buffer of [0-9]+ bytes|Failed to create image for plane "
 OUT_OF_MEMORY="Failed to (enqueue kernel|clear a buffer): -4 \(out of device memory\)"
-for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
-              "nlmeans_gpu=sigma=10:past=2:future=2"; do
-    expect_error noimage "$filter" "no image support"
-    expect_error build "$filter" "Failed to build program"
-    for n in 1 2 3 4 5 6 8 10 12; do
-        expect_error buffer=$n "$filter" "$REFUSED"
-    done
-    # the first image, the last plane of the first frame, and the last
-    # plane of the second frame allocated (the 6th image is the last one
-    # these pools make for 64x48 yuv420p)
-    for n in 1 3 6; do
-        expect_error image=$n "$filter" "$REFUSED" 12
-    done
-    # the first command, one of the first frame, one further on
-    for n in 1 7 40; do
-        expect_error enqueue=$n "$filter" "$OUT_OF_MEMORY" 12
-    done
-done
-
 # every_fault KIND FORMAT FILTER FRAMES: KIND=1, KIND=2, ... (buffer: the
 # buffers the filter makes; image: the images of the frames' pools, made
 # as FRAMES frames go through; enqueue: the commands it enqueues for them)
@@ -126,10 +109,47 @@ gbrp:bm3d_gpu=sigma=10:estim=basic
 gbrp:vbm3d_gpu=sigma=auto
 gbrp:vbm3d_gpu=sigma=10:color=planes
 yuv444p:bm3d_gpu=sigma=10:atomics=int32"
-while IFS=: read -r fmt filter; do
-    every_fault buffer "$fmt" "$filter" 4
-    [ "${FAULTS_LONG:-0}" = 1 ] && every_fault enqueue "$fmt" "$filter" 3
-done <<< "$EVERY"
+# the sweeps of EVERY, the configurations FAULTS_CONFIGS (an extended
+# regular expression on FORMAT:FILTER) matches where it is set
+every_sweep() {
+    local matched=0
+    while IFS=: read -r fmt filter; do
+        [[ -z "${FAULTS_CONFIGS:-}" || "$fmt:$filter" =~ $FAULTS_CONFIGS ]] || continue
+        matched=$((matched + 1))
+        [ "${FAULTS_LONG:-0}" = only ] || every_fault buffer "$fmt" "$filter" 4
+        [ "${FAULTS_LONG:-0}" != 0 ] && every_fault enqueue "$fmt" "$filter" 3
+    done <<< "$EVERY"
+    [ $matched -gt 0 ] || fail "FAULTS_CONFIGS=$FAULTS_CONFIGS matches no configuration"
+}
+
+# FAULTS_LONG=only: those sweeps of every command alone, nothing else (with
+# FAULTS_CONFIGS, a share of check-faults-long to run beside the others)
+if [ "${FAULTS_LONG:-0}" = only ]; then
+    every_sweep
+    summary faults
+    exit $?
+fi
+
+for filter in nlmeans_gpu=sigma=10 bm3d_gpu=sigma=10 vbm3d_gpu=sigma=10 \
+              "nlmeans_gpu=sigma=10:past=2:future=2"; do
+    expect_error noimage "$filter" "no image support"
+    expect_error build "$filter" "Failed to build program"
+    for n in 1 2 3 4 5 6 8 10 12; do
+        expect_error buffer=$n "$filter" "$REFUSED"
+    done
+    # the first image, the last plane of the first frame, and the last
+    # plane of the second frame allocated (the 6th image is the last one
+    # these pools make for 64x48 yuv420p)
+    for n in 1 3 6; do
+        expect_error image=$n "$filter" "$REFUSED" 12
+    done
+    # the first command, one of the first frame, one further on
+    for n in 1 7 40; do
+        expect_error enqueue=$n "$filter" "$OUT_OF_MEMORY" 12
+    done
+done
+
+every_sweep
 # every image of the frames' pools refused in turn, through hwupload and
 # with software frames (the filter's own uploads and output frames): each
 # point of the overlapped steady state, through to the end of the stream
