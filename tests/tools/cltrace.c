@@ -17,7 +17,10 @@
  * it writes the memory objects alive at the peak, largest first, those of
  * the same kind and size on one line:
  *   cltrace: peak_object buffer|image bytes B count N
- * to tell what the peak is made of.
+ * to tell what the peak is made of. With CLTRACE_SETUP=1 it writes the
+ * wall-clock time spent creating contexts and building programs:
+ *   cltrace: setup contexts N context_ms T builds N build_ms T
+ * to tell a command's start-up from its frames.
  *
  * For kernel work, two more variables act on every program build:
  *   CLTRACE_BUILD_OPTIONS  appended to the build options (for example
@@ -43,6 +46,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PENDING 65536
 #define MAX_OBJECTS 65536
@@ -57,6 +61,9 @@ static uint64_t kernels, kernel_ns;
 /* per kernel function, with CLTRACE_KERNELS=1 */
 static struct { char name[64]; uint64_t launches, ns; } names[MAX_NAMES];
 static int nb_names;
+
+/* contexts created and programs built, and their wall-clock time */
+static uint64_t contexts, context_ns, builds, build_ns;
 
 typedef struct { cl_mem mem; size_t size; int image; } Object;
 static Object objects[MAX_OBJECTS];
@@ -74,6 +81,25 @@ static void *next(const char *name)
         abort();
     }
     return f;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Add the time since 'start' to a count and a total, under the lock. */
+static void add_time(uint64_t *count, uint64_t *total, uint64_t start)
+{
+    uint64_t t = now_ns() - start;
+
+    pthread_mutex_lock(&lock);
+    (*count)++;
+    *total += t;
+    pthread_mutex_unlock(&lock);
 }
 
 /* Read the times of the finished kernels; with the lock held. */
@@ -344,6 +370,7 @@ cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devi
     const char *prefix = getenv("CLTRACE_PROGRAMS");
     char opts[8192];
     cl_device_id dev = nb_devices ? devices[0] : NULL;
+    uint64_t start = now_ns();
     cl_int ret;
 
     if (!f)
@@ -353,6 +380,7 @@ cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devi
         options = opts;
     }
     ret = f(p, nb_devices, devices, options, notify, opaque);
+    add_time(&builds, &build_ns, start);
     if (prefix) {
         if (!dev)
             clGetProgramInfo(p, CL_PROGRAM_DEVICES, sizeof(dev), &dev, NULL);
@@ -361,6 +389,25 @@ cl_int clBuildProgram(cl_program p, cl_uint nb_devices, const cl_device_id *devi
         pthread_mutex_unlock(&lock);
     }
     return ret;
+}
+
+cl_context clCreateContext(const cl_context_properties *props, cl_uint nb_devices,
+                           const cl_device_id *devices,
+                           void (CL_CALLBACK *notify)(const char *, const void *,
+                                                      size_t, void *),
+                           void *opaque, cl_int *err)
+{
+    static cl_context (*f)(const cl_context_properties *, cl_uint, const cl_device_id *,
+                           void (CL_CALLBACK *)(const char *, const void *, size_t, void *),
+                           void *, cl_int *);
+    uint64_t start = now_ns();
+    cl_context ctx;
+
+    if (!f)
+        f = next("clCreateContext");
+    ctx = f(props, nb_devices, devices, notify, opaque, err);
+    add_time(&contexts, &context_ns, start);
+    return ctx;
 }
 
 cl_mem clCreateBuffer(cl_context ctx, cl_mem_flags flags, size_t size,
@@ -444,6 +491,11 @@ __attribute__((destructor)) static void report(void)
                 names[i].name, names[i].launches, names[i].ns / 1e6,
                 names[i].launches ? names[i].ns / 1e3 / names[i].launches : 0.0);
     report_peak_objects(out ? out : stderr);
+    if (getenv("CLTRACE_SETUP") && atoi(getenv("CLTRACE_SETUP")))
+        fprintf(out ? out : stderr,
+                "cltrace: setup contexts %" PRIu64 " context_ms %.3f builds %"
+                PRIu64 " build_ms %.3f\n", contexts, context_ns / 1e6, builds,
+                build_ns / 1e6);
     pthread_mutex_unlock(&lock);
     if (out)
         fclose(out);
