@@ -83,6 +83,14 @@ static void *next(const char *name)
     return f;
 }
 
+/* Whether the variable 'name' is set to a non-zero number. */
+static int env_flag(const char *name)
+{
+    const char *value = getenv(name);
+
+    return value && atoi(value);
+}
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -130,7 +138,7 @@ static void track(cl_mem mem, size_t size, int image)
         return;
     pthread_mutex_lock(&lock);
     if (list_peak < 0)
-        list_peak = getenv("CLTRACE_OBJECTS") && atoi(getenv("CLTRACE_OBJECTS"));
+        list_peak = env_flag("CLTRACE_OBJECTS");
     if (nb_objects < MAX_OBJECTS) {
         objects[nb_objects] = (Object) { mem, size, image };
         nb_objects++;
@@ -230,7 +238,7 @@ static int name_index(cl_kernel k)
     char name[64] = "";
 
     if (traced < 0)
-        traced = getenv("CLTRACE_KERNELS") && atoi(getenv("CLTRACE_KERNELS"));
+        traced = env_flag("CLTRACE_KERNELS");
     if (!traced ||
         clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL) != CL_SUCCESS)
         return -1;
@@ -491,7 +499,7 @@ __attribute__((destructor)) static void report(void)
                 names[i].name, names[i].launches, names[i].ns / 1e6,
                 names[i].launches ? names[i].ns / 1e3 / names[i].launches : 0.0);
     report_peak_objects(out ? out : stderr);
-    if (getenv("CLTRACE_SETUP") && atoi(getenv("CLTRACE_SETUP")))
+    if (env_flag("CLTRACE_SETUP"))
         fprintf(out ? out : stderr,
                 "cltrace: setup contexts %" PRIu64 " context_ms %.3f builds %"
                 PRIu64 " build_ms %.3f\n", contexts, context_ns / 1e6, builds,
