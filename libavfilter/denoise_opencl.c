@@ -454,6 +454,30 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink,
                                         &dn->layout);
 }
 
+/*
+ * Whether the device's images hold frames of width x height: the OpenCL
+ * frames of every format the filters take have no plane larger than the
+ * frame. The allocation of a frame too large would fail only when the
+ * first frame comes, and say nothing of the cause.
+ */
+static int check_image_size(AVFilterContext *avctx, int width, int height)
+{
+    OpenCLFilterContext *ocf = avctx->priv;
+    size_t max_width = 0, max_height = 0;
+
+    if (clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_IMAGE2D_MAX_WIDTH,
+                        sizeof(max_width), &max_width, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_IMAGE2D_MAX_HEIGHT,
+                        sizeof(max_height), &max_height, NULL) != CL_SUCCESS)
+        return 0;
+    if (width <= max_width && height <= max_height)
+        return 0;
+    av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are larger than the OpenCL "
+           "device's images, at most %zux%zu: scale or crop them to fit.\n",
+           width, height, max_width, max_height);
+    return AVERROR(EINVAL);
+}
+
 /* The OpenCL frames that software frames are uploaded into and downloaded
  * from. */
 static int config_software_output(AVFilterLink *outlink,
@@ -464,6 +488,9 @@ static int config_software_output(AVFilterLink *outlink,
     AVHWFramesContext *frames;
     int err;
 
+    err = check_image_size(avctx, dn->width, dn->height);
+    if (err < 0)
+        return err;
     dn->sw_frames_ref = av_hwframe_ctx_alloc(ocf->device_ref);
     if (!dn->sw_frames_ref)
         return AVERROR(ENOMEM);

@@ -144,6 +144,17 @@ expect_error "bad-device-option" "Failed to create OpenCL device 9.9" ff -f lavf
 # the device option wins over the graph's device
 expect_error "bad-device-option, a device given" "Failed to create OpenCL device 9.9" ff $DEV -f lavfi -i "$SRC" -vf "bm3d_gpu=device=9.9" -f null -
 
+# software frames larger than the device's images (8192 columns on PoCL,
+# 32768 on NVIDIA's GPUs: 65537 is more than any device we know) refused
+# when the graph is configured, naming the device's limit, not at the first
+# frame's upload as a lack of memory (and for vbm3d_gpu with advice on its
+# window)
+for filter in nlmeans_gpu bm3d_gpu vbm3d_gpu; do
+    expect_error "$filter, frames wider than the device's images" \
+        "Frames of 65537x2 are larger than the OpenCL device's images, at most [0-9]+x[0-9]+: scale or crop" \
+        ff $DEV -f lavfi -i "color=gray:s=65537x2:d=0.2,format=gray" -vf "$filter=sigma=10" -f null -
+done
+
 # bm3d_gpu
 expect_error "bm3d sigma<0"   "parameter 'sigma' out of range"                   bm "sigma=-3"
 expect_error "bm3d group=3"   "group \(3\) must be a power of two"     bm "group=3"
