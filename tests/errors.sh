@@ -145,7 +145,7 @@ expect_error "bad-device-option" "Failed to create OpenCL device 9.9" ff -f lavf
 expect_error "bad-device-option, a device given" "Failed to create OpenCL device 9.9" ff $DEV -f lavfi -i "$SRC" -vf "bm3d_gpu=device=9.9" -f null -
 
 # software frames larger than the device's images (8192 columns on PoCL,
-# 32768 on NVIDIA's GPUs: 65537 is more than any device we know) refused
+# 32768 on an NVIDIA H200: 65537 is more than any device we know) refused
 # when the graph is configured, naming the device's limit, not at the first
 # frame's upload as a lack of memory (and for vbm3d_gpu with advice on its
 # window)
