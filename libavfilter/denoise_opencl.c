@@ -455,10 +455,11 @@ int ff_denoise_opencl_config_input(AVFilterLink *inlink,
 }
 
 /*
- * Whether the device's images hold frames of width x height: the OpenCL
+ * 0 where the device's images hold frames of width x height (the OpenCL
  * frames of every format the filters take have no plane larger than the
- * frame. The allocation of a frame too large would fail only when the
- * first frame comes, and say nothing of the cause.
+ * frame), else an error naming the device's limit: the allocation of a
+ * frame too large would fail only when the first frame comes, as a lack
+ * of memory.
  */
 static int check_image_size(AVFilterContext *avctx, int width, int height)
 {
@@ -470,7 +471,7 @@ static int check_image_size(AVFilterContext *avctx, int width, int height)
         clGetDeviceInfo(ocf->hwctx->device_id, CL_DEVICE_IMAGE2D_MAX_HEIGHT,
                         sizeof(max_height), &max_height, NULL) != CL_SUCCESS)
         return 0;
-    if (width <= max_width && height <= max_height)
+    if ((size_t)width <= max_width && (size_t)height <= max_height)
         return 0;
     av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are larger than the OpenCL "
            "device's images, at most %zux%zu: scale or crop them to fit.\n",
