@@ -1,16 +1,20 @@
 #!/bin/bash
 #
-# Long run: N frames (10,000 by default) of 320x240 yuv420p through each
-# filter, with the resident memory of ffmpeg sampled every half second and
-# the OpenCL memory objects counted by tests/tools/cltrace.so. Asserts, for
-# each filter, that
+# Long run: N frames (10,000 by default) of noisy 320x240 yuv420p through
+# each filter, as OpenCL frames (hwupload) or, for the configurations
+# marked sw:, as software frames the filter uploads itself, with the
+# resident memory of ffmpeg sampled every half second and the OpenCL memory
+# objects counted by tests/tools/cltrace.so. Asserts, for each filter, that
 #   - every frame comes out;
-#   - the resident memory after warm-up (the first tenth of the run) grows
-#     by at most RSS_BOUND_KB (default 8192);
+#   - the resident memory after warm-up (the first tenth of the run, and
+#     at least WARMUP_S seconds, default 3: on an H200 the OpenCL driver's
+#     start goes on for 2 s, beyond a tenth of a run of 10,000 frames
+#     there) grows by at most RSS_BOUND_KB (default 8192);
 #   - the peak of live OpenCL memory objects, and of their bytes, is the
 #     same over N frames as over WARMUP frames (200): nothing accumulates.
 #
-#   FFMPEG=... CLTRACE_SO=... [N=10000] [OPENCL_DEVICE=P.D] tests/longrun.sh
+#   FFMPEG=... CLTRACE_SO=... [N=10000] [OPENCL_DEVICE=P.D]
+#   [LONGRUN_FILTERS="FILTER ..."] tests/longrun.sh
 #
 # A figure line per filter goes to stdout (doc/reliability.md has them).
 
@@ -19,17 +23,30 @@ CLTRACE_SO=${CLTRACE_SO:-build/tests/cltrace.so}
 N=${N:-10000}
 WARMUP=${WARMUP:-200}
 RSS_BOUND_KB=${RSS_BOUND_KB:-8192}
+WARMUP_S=${WARMUP_S:-3}
 CLTRACE_SO=$(cd "$(dirname "$CLTRACE_SO")" && pwd)/$(basename "$CLTRACE_SO")
+
+# The configurations: the hwupload path of each filter, then software
+# frames, the noise estimates, `ref`, causal mode and the timeline
+# (vbm3d_gpu's queue with frames passed through)
+LONGRUN_FILTERS=${LONGRUN_FILTERS:-"nlmeans_gpu=sigma=10 \
+nlmeans_gpu=sigma=10:past=2:future=2 bm3d_gpu=sigma=10:preset=fast \
+vbm3d_gpu=sigma=10 sw:nlmeans_gpu=sigma=auto sw:bm3d_gpu=sigma=10:preset=ref \
+sw:vbm3d_gpu=sigma=curve:causal=1 vbm3d_gpu=sigma=10:enable=lt(mod(n\\,3)\\,1)"}
 
 # run FILTER FRAMES TRACE: ffmpeg in the background, its RSS sampled into
 # $TMP/rss ("seconds kB" lines); prints the number of frames that came out
 run() {
-    local filter=$1 frames=$2 trace=$3 pid t0
+    local filter=$1 frames=$2 trace=$3 chain pid t0
+    case $filter in
+    sw:*) chain=${filter#sw:} ;;
+    *)    chain="hwupload,$filter,hwdownload,format=yuv420p" ;;
+    esac
     rm -f "$trace" "$TMP/rss"
     CLTRACE_OUT=$trace LD_PRELOAD=$CLTRACE_SO "$FFMPEG" -nostdin -hide_banner \
-        -loglevel error $DEV -f lavfi -i "testsrc2=s=320x240:r=25,format=yuv420p" \
-        -frames:v "$frames" -vf "hwupload,$filter,hwdownload,format=yuv420p" \
-        -f framecrc "$TMP/crc" -y 2> "$TMP/err" &
+        -loglevel error $DEV \
+        -f lavfi -i "testsrc2=s=320x240:r=25,format=yuv420p,noise=alls=12:allf=t" \
+        -frames:v "$frames" -vf "$chain" -f framecrc "$TMP/crc" -y 2> "$TMP/err" &
     pid=$!
     t0=$(date +%s.%N)
     while kill -0 $pid 2> /dev/null; do
@@ -48,18 +65,18 @@ field() {
     sed -n "s/.* $2 \([0-9.]*\).*/\1/p" "$1" 2> /dev/null | sort -g | tail -n 1
 }
 
-for filter in nlmeans_gpu=sigma=10 "nlmeans_gpu=sigma=10:past=2:future=2" \
-              bm3d_gpu=sigma=10:preset=fast vbm3d_gpu=sigma=10; do
+for filter in $LONGRUN_FILTERS; do
     short=$(run "$filter" "$WARMUP" "$TMP/trace-short")
     t_start=$(date +%s)
     long=$(run "$filter" "$N" "$TMP/trace-long")
     secs=$(($(date +%s) - t_start))
-    # RSS at the end of warm-up (the first tenth of the run), its maximum
-    # after that, and at the end
-    read -r rss_warm rss_max rss_end < <(awk '
+    # RSS at the end of warm-up (the first tenth of the run, at least
+    # WARMUP_S seconds), its maximum after that, and at the end
+    read -r rss_warm rss_max rss_end < <(awk -v min="$WARMUP_S" '
         { t[NR] = $1; r[NR] = $2 }
         END {
-            w = 1; while (w < NR && t[w] < t[NR] / 10) w++
+            end = t[NR] / 10 > min ? t[NR] / 10 : min
+            w = 1; while (w < NR && t[w] < end) w++
             m = r[w]; for (i = w; i <= NR; i++) if (r[i] > m) m = r[i]
             print r[w], m, r[NR]
         }' "$TMP/rss")
