@@ -6,10 +6,8 @@
 # resident memory of ffmpeg sampled every half second and the OpenCL memory
 # objects counted by tests/tools/cltrace.so. Asserts, for each filter, that
 #   - every frame comes out;
-#   - the resident memory after warm-up (the first tenth of the run, and
-#     at least WARMUP_S seconds, default 3: on an H200 the OpenCL driver's
-#     start goes on for 2 s, beyond a tenth of a run of 10,000 frames
-#     there) grows by at most RSS_BOUND_KB (default 8192);
+#   - the resident memory after warm-up (the first tenth of the run) grows
+#     by at most RSS_BOUND_KB (default 8192);
 #   - the peak of live OpenCL memory objects, and of their bytes, is the
 #     same over N frames as over WARMUP frames (200): nothing accumulates.
 #
@@ -23,7 +21,6 @@ CLTRACE_SO=${CLTRACE_SO:-build/tests/cltrace.so}
 N=${N:-10000}
 WARMUP=${WARMUP:-200}
 RSS_BOUND_KB=${RSS_BOUND_KB:-8192}
-WARMUP_S=${WARMUP_S:-3}
 CLTRACE_SO=$(cd "$(dirname "$CLTRACE_SO")" && pwd)/$(basename "$CLTRACE_SO")
 
 # The configurations: the hwupload path of each filter, then software
@@ -70,13 +67,12 @@ for filter in $LONGRUN_FILTERS; do
     t_start=$(date +%s)
     long=$(run "$filter" "$N" "$TMP/trace-long")
     secs=$(($(date +%s) - t_start))
-    # RSS at the end of warm-up (the first tenth of the run, at least
-    # WARMUP_S seconds), its maximum after that, and at the end
-    read -r rss_warm rss_max rss_end < <(awk -v min="$WARMUP_S" '
+    # RSS at the end of warm-up (the first tenth of the run), its maximum
+    # after that, and at the end
+    read -r rss_warm rss_max rss_end < <(awk '
         { t[NR] = $1; r[NR] = $2 }
         END {
-            end = t[NR] / 10 > min ? t[NR] / 10 : min
-            w = 1; while (w < NR && t[w] < end) w++
+            w = 1; while (w < NR && t[w] < t[NR] / 10) w++
             m = r[w]; for (i = w; i <= NR; i++) if (r[i] > m) m = r[i]
             print r[w], m, r[NR]
         }' "$TMP/rss")
