@@ -26,8 +26,9 @@
  * 'channels' channels (1, or 3 for joint colour), channel c starting
  * c * channel_stride samples after channel 0; one search, and so one set of
  * neighbours and weights, serves every channel. Per reference patch
- * r = gy * nx + gx, nlmeans_weights turns the distances (and the patch
- * sums of nlmeans_patch_sums, for the flat test) into
+ * r = gy * nx + gx, nlmeans_weights turns the distances (and, for the
+ * flat test, the patch sums of nlmeans_patch_sums, or the patches' own
+ * samples where the filter keeps no sums) into
  *   weights[r * NB + k]          normalised weights (0 for unused entries)
  *   flat_means[c * nx * ny + r]  mean of channel c of the group when it is
  *                                flat (in all channels), otherwise NaN
@@ -202,18 +203,22 @@ void nlmeans_patch_sums_p8(__global const float *frames, int plane,
 }
 
 /*
- * Flat test of one channel of a group from its patches' sums: the mean of
- * its samples when their variance, the mean of the squares less the
- * squared mean, is at most 'threshold', otherwise NaN.
+ * Flat test of one channel of a group: the mean of its samples when their
+ * variance, the mean of the squares less the squared mean, is at most
+ * 'threshold', otherwise NaN. Each patch's sums are read from 'sums'
+ * (nlmeans_patch_sums) or, where that is NULL, summed from its samples in
+ * 'plane' (planes of 'width' samples across): the same sums either way.
  */
-static float nlmeans_flat_mean(__global const float2 *sums, const uint *pos,
+static float nlmeans_flat_mean(__global const float *plane, int width,
+                               __global const float2 *sums, const uint *pos,
                                int count, int patch, float threshold)
 {
     float sum = 0.0f, sum_sq = 0.0f, mean;
     float n = (float)(count * patch * patch);
 
     for (int k = 0; k < count; k++) {
-        float2 s = sums[pos[k]];
+        float2 s = sums ? sums[pos[k]] :
+                          nlmeans_patch_sum(plane, pos[k], width, patch);
 
         sum    += s.x;
         sum_sq += s.y;
@@ -225,11 +230,14 @@ static float nlmeans_flat_mean(__global const float2 *sums, const uint *pos,
 /*
  * Weights and flat test of the group of each reference patch. 'weights'
  * holds the distances of patch_search on input (summed over the channels),
- * the weights on output; 'sums' the patch sums of the searched planes
- * (nlmeans_patch_sums), laid out as they are. A negative threshold of
- * channel 0 disables the flat test.
+ * the weights on output; 'frames' the searched planes, 'width' samples
+ * across, and 'sums' their patch sums (nlmeans_patch_sums), laid out as
+ * they are, or NULL. A negative threshold of channel 0 disables the flat
+ * test.
  */
-__kernel void nlmeans_weights(__global const float2 *sums,
+__kernel void nlmeans_weights(__global const float *frames,
+                              int width,
+                              __global const float2 *sums,
                               int channels,
                               uint channel_stride,
                               int patch,
@@ -279,8 +287,9 @@ __kernel void nlmeans_weights(__global const float2 *sums,
 #pragma unroll
     for (int c = 0; c < SEARCH_CHANNELS; c++) {
         if (c < channels && flat) {
-            means[c] = nlmeans_flat_mean(sums + c * channel_stride, pos, count,
-                                         patch,
+            means[c] = nlmeans_flat_mean(frames + c * channel_stride, width,
+                                         sums ? sums + c * channel_stride : NULL,
+                                         pos, count, patch,
                                          nlmeans_channel_value(flat_thresholds, c));
             flat = !isnan(means[c]);
         }

@@ -105,13 +105,13 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_aggregate;
     cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
-    cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test
+    cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test (NULL with a window)
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
     cl_mem weights[DENOISE_MAX_COMPONENTS];
     cl_mem flat_means[DENOISE_MAX_COMPONENTS];
     cl_mem stack;               ///< joint colour: the rings of the three channels
-    cl_mem stack_sums;          ///< and their patch sums
+    cl_mem stack_sums;          ///< and their patch sums (NULL with a window)
 } NLMeansGPUContext;
 
 DENOISE_CHECK_CONTEXT(NLMeansGPUContext);
@@ -250,7 +250,12 @@ static int set_plane_params(AVFilterContext *avctx, int c)
     return 0;
 }
 
-/* The buffers of component c, with rings of 'ring' frames. */
+/*
+ * The buffers of component c, with rings of 'ring' frames. Patch sums are
+ * kept for a single frame only: with a window they would take two floats
+ * per sample of each of its frames (1.1 GB for 4608x3456 gray and nine
+ * frames), and the flat test sums the group's patches itself.
+ */
 static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
     NLMeansGPUContext *s = avctx->priv;
@@ -271,7 +276,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 
     if (!nb_channels)
         return 0;
-    if (nb_channels == 1) {
+    if (nb_channels == 1 && ring == 1) {
         s->sums[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float2));
         if (!s->sums[c])
             return AVERROR(ENOMEM);
@@ -282,10 +287,14 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
     if (nb_channels > 1) {
-        s->stack      = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
-        s->stack_sums = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float2));
-        if (!s->stack || !s->stack_sums)
+        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
+        if (!s->stack)
             return AVERROR(ENOMEM);
+        if (ring == 1) {
+            s->stack_sums = ff_denoise_opencl_alloc(avctx, nb_channels * samples * sizeof(cl_float2));
+            if (!s->stack_sums)
+                return AVERROR(ENOMEM);
+        }
     }
     return 0;
 }
@@ -408,10 +417,10 @@ static cl_float4 flat_thresholds(const NLMeansGPUContext *s, int c,
 /*
  * Weights and flat test of the groups of component c in a band of 'rows'
  * rows of the grid, from the search's distances, over the channels 'ch' of
- * 'frames', whose patch sums are 'sums'.
+ * 'frames', whose patch sums are 'sums' (NULL: none kept).
  */
-static int compute_weights(AVFilterContext *avctx, int c, cl_mem sums,
-                           const DenoiseChannels *ch, int rows)
+static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
+                           cl_mem sums, const DenoiseChannels *ch, int rows)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseSearch *ds = &s->search[c];
@@ -423,7 +432,8 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem sums,
     float inv_scale = scale > 0 ? 1.0f / scale : INFINITY;
     cl_float4 flat = flat_thresholds(s, c, ch);
     const OpenCLKernelArg args[] = {
-        DENOISE_ARG(sums), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(frames), DENOISE_ARG(ds->width), DENOISE_ARG(sums),
+        DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
         DENOISE_ARG(rows), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
         DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
@@ -480,7 +490,7 @@ static cl_mem search_planes(const NLMeansGPUContext *s, int c,
     return ch->nb > 1 ? s->stack : s->src[c];
 }
 
-/* The patch sums of the planes of search_planes(). */
+/* The patch sums of the planes of search_planes(), or NULL with a window. */
 static cl_mem search_sums(const NLMeansGPUContext *s, int c,
                           const DenoiseChannels *ch)
 {
@@ -515,7 +525,7 @@ static int filter_component(AVFilterContext *avctx, int c,
                                        s->weights[c], STAGE_SEARCH);
         if (err < 0)
             return err;
-        err = compute_weights(avctx, c, search_sums(s, c, ch), ch,
+        err = compute_weights(avctx, c, frames, search_sums(s, c, ch), ch,
                               gy_end - gy_first);
         if (err < 0)
             return err;
@@ -572,6 +582,8 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
     search_channels(s, c, &ch);
     frames = search_planes(s, c, &ch);
     sums   = search_sums(s, c, &ch);
+    if (!sums)
+        return 0;
     for (int i = 0; i < ch.nb; i++) {
         cl_int plane = i * s->dn.fq.ring + slot;
         const OpenCLKernelArg args[] = {
@@ -595,7 +607,7 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
  * A new frame into its slot: each selected component into its ring (with
  * joint colour the three channels into theirs in the stack), RGB turned
  * into opponent channels in opponent mode; then the patch sums of the
- * planes searched.
+ * planes searched, where they are kept.
  */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {

@@ -27,6 +27,11 @@
 #   waiting for output; with estim=basic 1 and 17 + 1. RGB grouped jointly
 #   (gbrp) keeps its R, G and B bytes in those rings (since 2026-11-27,
 #   opponent channels in floats before): three times gray's per pixel.
+# - nlmeans_gpu's state per sample with a temporal window: each frame of
+#   the window one float per channel in the ring, and each future frame
+#   its input frame (a byte per channel) waiting for output; no patch sums
+#   (two more floats per channel and frame until 2026-12-01: 12 and 13
+#   bytes in gray).
 #
 # Environment: FFMPEG, CLTRACE_SO and CLFAULT_SO (the libraries),
 # OPENCL_DEVICE (optional P.D).
@@ -175,5 +180,8 @@ per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gray 2 38
 per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gray 1 18
 per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gbrp 6 114
 per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gbrp 3 54
+per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gray 4 5
+per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gbrp 12 15
+per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20:color=joint" gbrp 12 15
 
 summary memory

@@ -111,7 +111,8 @@ kernel vb-gbrp    $HD  gbrp    20 "vbm3d_gpu=sigma=20"
 if [ -n "${CLTRACE_SO:-}" ] && [ -z "${ONLY:-}" ]; then
     for fmt in gray gbrp; do
         for f in "nlmeans_gpu=sigma=20" "nlmeans_gpu=sigma=20:p=5:step=1" "bm3d_gpu=sigma=20" \
-                 "bm3d_gpu=sigma=20:preset=ref" "vbm3d_gpu=sigma=20"; do
+                 "bm3d_gpu=sigma=20:preset=ref" "vbm3d_gpu=sigma=20" \
+                 "nlmeans_gpu=sigma=20:past=4:future=4"; do
             memory $BIG $fmt "$f"
             [ -n "${MEMORY_OPTS:-}" ] && memory $BIG $fmt "$f$MEMORY_OPTS"
         done
@@ -127,6 +128,7 @@ fi
 RAW=$TMPDIR/compare-$$.yuv
 $FF -f lavfi -i "$(src $HD yuv420p)" -frames:v $N -f rawvideo -y "$RAW" 2>> "$OUT/wall.log"
 whole "nlmeans_gpu=sigma=20"
+whole "nlmeans_gpu=sigma=20:past=4:future=4"
 whole "bm3d_gpu=sigma=20"
 whole "vbm3d_gpu=sigma=20"
 whole "vbm3d_gpu=sigma=20:causal=1"

@@ -2605,7 +2605,8 @@ typedef struct NLMCase {
  * kernel's slope and, for the bisquare, 0), then +infinity (unused). The
  * patch sums by 'ksums' as compute_patch_sums() of vf_nlmeans_gpu.c runs
  * it (the channels planes of a ring of two), the weights by 'kweights' with
- * compute_weights()'s arguments.
+ * compute_weights()'s arguments; 'ksums' NULL: no sums, as with a window,
+ * and the weights kernel sums the patches itself.
  */
 static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
                          const NLMCase *nc, int64_t *max_ulps)
@@ -2640,7 +2641,7 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     float *s_exp = alloc_or_die(2 * channels * stride * sizeof(float));
     cl_uint cstride = stride;
     int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
-    cl_mem bframes, bsums, bpos, bweights, bmeans;
+    cl_mem bframes, bsums, bpos, bweights, bmeans, bsums_arg;
 
     for (int ch = 0; ch < channels; ch++) {
         sigmas[ch] = sigma * sigma_ratio[ch];
@@ -2695,20 +2696,24 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
             ARG(bframes), ARG(index), ARG(width), ARG(height), ARG(patch),
             ARG(bsums),
         };
-        run_kernel(ksums, args, 6, width - patch + 1,
-                   io_rows(height - patch + 1), 16, 8);
+        if (ksums)
+            run_kernel(ksums, args, 6, width - patch + 1,
+                       io_rows(height - patch + 1), 16, 8);
         nlmeans_patch_sums_reference(frames + ch * stride, width, height,
                                      patch, s_exp + 2 * ch * stride);
     }
+    bsums_arg = ksums ? bsums : NULL;
     {
         const Arg args[] = {
-            ARG(bsums), ARG(channels), ARG(cstride), ARG(patch),
-            ARG(nx), ARG(ny), ARG(bias), ARG(inv_scale), ARG(kernel_type),
-            ARG(flat), ARG(bpos), ARG(bweights), ARG(bmeans),
+            ARG(bframes), ARG(width), ARG(bsums_arg), ARG(channels),
+            ARG(cstride), ARG(patch), ARG(nx), ARG(ny), ARG(bias),
+            ARG(inv_scale), ARG(kernel_type), ARG(flat), ARG(bpos),
+            ARG(bweights), ARG(bmeans),
         };
-        run_kernel(kweights, args, 13, nx, ny, 0, 0);
+        run_kernel(kweights, args, 15, nx, ny, 0, 0);
     }
-    read_buffer(bsums, 2 * channels * stride * sizeof(float), s_got);
+    if (ksums)
+        read_buffer(bsums, 2 * channels * stride * sizeof(float), s_got);
     read_buffer(bweights, (size_t)refs * NB * sizeof(float), w_got);
     read_buffer(bmeans, (size_t)channels * refs * sizeof(float), m_got);
     nlmeans_weights_reference(s_exp, channels, stride, patch, refs,
@@ -2716,7 +2721,7 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
                               w_exp, m_exp);
 
     c->cases++;
-    if (memcmp(s_got, s_exp, 2 * channels * stride * sizeof(float))) {
+    if (ksums && memcmp(s_got, s_exp, 2 * channels * stride * sizeof(float))) {
         size_t j = 0;
 
         while (!memcmp(&s_got[j], &s_exp[j], sizeof(float)))
@@ -2779,9 +2784,10 @@ done:
 }
 
 /* One channel, and joint colour (three channels; and one channel in the
- * same program); both patch sums kernels; patches of 1 to 8; sigma and h 0
- * (weights of 0 and 1 only) or not; with and without the flat test; grids
- * smaller and larger than a work-group. */
+ * same program); both patch sums kernels, and none (the flat test summing
+ * the patches); patches of 1 to 8; sigma and h 0 (weights of 0 and 1 only)
+ * or not; with and without the flat test; grids smaller and larger than a
+ * work-group. */
 static void check_nlmeans_weights(void)
 {
     static const int patches[] = { 1, 3, 5, 8 };
@@ -2815,6 +2821,7 @@ static void check_nlmeans_weights(void)
                             .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
                         };
                         nlmeans_case(&c, k, ks, &nc, &max_ulps);
+                        nlmeans_case(&c, k, NULL, &nc, &max_ulps);
                         /* and the entry point for 8x8 patches */
                         if (nc.patch == 8)
                             nlmeans_case(&c, k, ks8, &nc, &max_ulps);
