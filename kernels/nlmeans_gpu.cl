@@ -99,8 +99,8 @@ static void nlmeans_load_table(__global const float *values,
  * top-left sample is p: each row's samples in order, then the rows in order
  * (doc/nlmeans_gpu-algorithm.md, "Flat groups").
  */
-static DENOISE_INLINE float2 nlmeans_patch_sum(__global const float *plane,
-                                                int p, int width, int patch)
+static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
+                                int patch)
 {
     float2 sums = 0.0f;
 
@@ -217,10 +217,8 @@ static float nlmeans_flat_mean(__global const float *plane, int width,
     float n = (float)(count * patch * patch);
 
     for (int k = 0; k < count; k++) {
-        /* 8x8 patches, the default, with their loops unrolled */
-        float2 s = sums       ? sums[pos[k]] :
-                   patch == 8 ? nlmeans_patch_sum(plane, pos[k], width, 8) :
-                                nlmeans_patch_sum(plane, pos[k], width, patch);
+        float2 s = sums ? sums[pos[k]] :
+                          nlmeans_patch_sum(plane, pos[k], width, patch);
 
         sum    += s.x;
         sum_sq += s.y;
