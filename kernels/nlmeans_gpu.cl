@@ -99,8 +99,8 @@ static void nlmeans_load_table(__global const float *values,
  * top-left sample is p: each row's samples in order, then the rows in order
  * (doc/nlmeans_gpu-algorithm.md, "Flat groups").
  */
-static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
-                                int patch)
+static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane, int p,
+                                int width, int patch)
 {
     float2 sums = 0.0f;
 
@@ -126,7 +126,7 @@ static float2 nlmeans_patch_sum(__global const float *plane, int p, int width,
  * nlmeans_patch_sum() of that patch. The flat test reads these instead of
  * the group's samples.
  */
-__kernel void nlmeans_patch_sums(__global const float *frames, int plane,
+__kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames, int plane,
                                  int width, int height, int patch,
                                  __global float2 *sums)
 {
@@ -157,7 +157,7 @@ __kernel void nlmeans_patch_sums(__global const float *frames, int plane,
  * as nlmeans_patch_sum().
  */
 __kernel __attribute__((reqd_work_group_size(SUMS_TILE_W, SUMS_TILE_H, 1)))
-void nlmeans_patch_sums_p8(__global const float *frames, int plane,
+void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
                            int width, int height, int patch,
                            __global float2 *sums)
 {
@@ -167,7 +167,7 @@ void nlmeans_patch_sums_p8(__global const float *frames, int plane,
     int x0 = get_group_id(0) * SUMS_TILE_W, y0 = get_group_id(1) * SUMS_POS_H;
     int x = x0 + lx;
     uint offset = (uint)plane * width * height;
-    __global const float *src = frames + offset;
+    __global const DENOISE_RING_T *src = frames + offset;
 
     for (int i = ly * SUMS_TILE_W + lx; i < SUMS_SPAN_H * SUMS_SPAN_W;
          i += SUMS_TILE_W * SUMS_TILE_H) {
@@ -209,7 +209,7 @@ void nlmeans_patch_sums_p8(__global const float *frames, int plane,
  * (nlmeans_patch_sums) or, where that is NULL, summed from its samples in
  * 'plane' (planes of 'width' samples across): the same sums either way.
  */
-static float nlmeans_flat_mean(__global const float *plane, int width,
+static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane, int width,
                                __global const float2 *sums, const uint *pos,
                                int count, int patch, float threshold)
 {
@@ -235,7 +235,7 @@ static float nlmeans_flat_mean(__global const float *plane, int width,
  * they are, or NULL. A negative threshold of channel 0 disables the flat
  * test.
  */
-__kernel void nlmeans_weights(__global const float *frames,
+__kernel void nlmeans_weights(__global const DENOISE_RING_T *frames,
                               int width,
                               __global const float2 *sums,
                               int channels,
@@ -309,7 +309,7 @@ __kernel void nlmeans_weights(__global const float *frames,
  * hold table_rows grid rows from gy_first, which must include every row of
  * patches covering these samples.
  */
-static void aggregate_sample(__global const float *frames,
+static void aggregate_sample(__global const DENOISE_RING_T *frames,
                              int channels,
                              uint channel_stride,
                              __global float *dst0,
@@ -397,7 +397,7 @@ static void aggregate_sample(__global const float *frames,
  * the divisions by the step become shifts and the loops over the covering
  * patches have constant bounds; the same sums). */
 #define NLMEANS_AGGREGATE_KERNEL(name, patch_, step_)                         \
-__kernel void name(__global const float *frames, int channels,              \
+__kernel void name(__global const DENOISE_RING_T *frames, int channels,     \
                    uint channel_stride, __global float *dst0,               \
                    __global float *dst1, __global float *dst2, int width,   \
                    int height, int patch, int step, int nx, int ny,         \

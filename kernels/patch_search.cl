@@ -94,7 +94,7 @@ static float search_channel_weight(float4 weights, int c)
  * the patch size and the step. With one channel of weight 1, the products
  * are exact: the distance is the plain sum of squares.
  */
-static float search_distance(__global const float *a, __global const float *b,
+static float search_distance(__global const DENOISE_RING_T *a, __global const DENOISE_RING_T *b,
                              int width, int patch, int block, int channels,
                              uint channel_stride, float4 channel_weights,
                              float limit)
@@ -107,8 +107,8 @@ static float search_distance(__global const float *a, __global const float *b,
             float blocks = 0.0f;
 #pragma unroll
             for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
-                __global const float *ac = a + c * channel_stride + j * width;
-                __global const float *bc = b + c * channel_stride + j * width;
+                __global const DENOISE_RING_T *ac = a + c * channel_stride + j * width;
+                __global const DENOISE_RING_T *bc = b + c * channel_stride + j * width;
                 float sum = 0.0f;
                 for (int i = k; i < k + block; i++) {
                     float d = ac[i] - bc[i];
@@ -273,7 +273,7 @@ static void search_keys_store(const uint *keys, int shift, int width,
  * plane) into local memory, stored as [row][i % block][i / block] so that
  * neighbouring work-items read neighbouring addresses; then a barrier.
  */
-static void search_load_ref_tile(__global const float *ref_plane, int width,
+static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane, int width,
                                  int height, int x_base, int y_base, int rw,
                                  int rh, int block, __local float *ref_tile)
 {
@@ -310,7 +310,7 @@ static void search_load_ref_tile(__global const float *ref_plane, int width,
  * work-group search.
  */
 #ifndef SKIP_patch_search
-__kernel void patch_search(__global const float *frames,
+__kernel void patch_search(__global const DENOISE_RING_T *frames,
                            int channels,
                            uint channel_stride,
                            float4 channel_weights,
@@ -417,7 +417,7 @@ static int edge_count_before(__local const float *dist, __local const uint *key,
 
 #ifndef SKIP_patch_search_edge
 __kernel __attribute__((reqd_work_group_size(EDGE_LANES, 1, 1)))
-void patch_search_edge(__global const float *frames,
+void patch_search_edge(__global const DENOISE_RING_T *frames,
                        int channels,
                        uint channel_stride,
                        float4 channel_weights,
@@ -568,8 +568,8 @@ void patch_search_edge(__global const float *frames,
 
 /* The blocks' first stage: sums[(u * rh + ry) * nbx + bx] for the
  * region's rh rows of nbx blocks, the work-items taking them in turn. */
-static DENOISE_INLINE void search_sum_blocks(__global const float *plane,
-                                             __global const float *ref_plane,
+static DENOISE_INLINE void search_sum_blocks(__global const DENOISE_RING_T *plane,
+                                             __global const DENOISE_RING_T *ref_plane,
                                              int channels,
                                              uint channel_stride,
                                              float4 channel_weights,
@@ -600,8 +600,8 @@ static DENOISE_INLINE void search_sum_blocks(__global const float *plane,
          * straight from global memory */
 #pragma unroll
         for (int c = 0; c < SEARCH_CHANNELS && c < channels; c++) {
-            __global const float *row   = plane + c * channel_stride + row_offset;
-            __global const float *ref_c = ref_plane + c * channel_stride + ref_offset;
+            __global const DENOISE_RING_T *row   = plane + c * channel_stride + row_offset;
+            __global const DENOISE_RING_T *ref_c = ref_plane + c * channel_stride + ref_offset;
             float weight = search_channel_weight(channel_weights, c);
             float sum[UNROLL];
 
@@ -637,7 +637,7 @@ static DENOISE_INLINE void search_sum_blocks(__global const float *plane,
 
 /* The squares' first stage: sums[(u * nby + by) * nbx + bx] for the
  * region's nbx x nby blocks, the work-items taking them in turn. */
-static DENOISE_INLINE void search_sum_squares(__global const float *plane,
+static DENOISE_INLINE void search_sum_squares(__global const DENOISE_RING_T *plane,
                                               int width,
                                               int height,
                                               int x_base,
@@ -665,7 +665,7 @@ static DENOISE_INLINE void search_sum_squares(__global const float *plane,
             sum[u] = 0.0f;
         for (int j = 0; j < block; j++) {
             int ry = by * block + j;
-            __global const float *row =
+            __global const DENOISE_RING_T *row =
                 plane + clamp(y_base + ry + dy, 0, height - 1) * width;
             __local const float *ref_row = ref_tile + ry * rw + bx;
             float cand[SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1];
@@ -701,7 +701,7 @@ static DENOISE_INLINE void search_sum_squares(__global const float *plane,
 
 /* The rows' first stage: sums[(u * rh + ry) * TILE + tx] for the row ry of
  * the region in the patch of reference column tx. */
-static DENOISE_INLINE void search_sum_rows(__global const float *plane,
+static DENOISE_INLINE void search_sum_rows(__global const DENOISE_RING_T *plane,
                                            int width,
                                            int height,
                                            int x_base,
@@ -723,7 +723,7 @@ static DENOISE_INLINE void search_sum_rows(__global const float *plane,
 
     for (int item = lid; item < TILE * rh; item += TILE * TILE) {
         int tx = item % TILE, ry = item / TILE;
-        __global const float *row =
+        __global const DENOISE_RING_T *row =
             plane + clamp(y_base + ry + dy, 0, height - 1) * width;
         __local const float *ref_row = ref_tile + ry * rw;
         int rx0 = tx * step;
@@ -764,7 +764,7 @@ static DENOISE_INLINE void search_sum_rows(__global const float *plane,
     }
 }
 
-static DENOISE_INLINE void search_shared(__global const float *frames,
+static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
                                          int channels,
                                          uint channel_stride,
                                          float4 channel_weights,
@@ -815,7 +815,7 @@ static DENOISE_INLINE void search_shared(__global const float *frames,
     int active = gx < regular_nx && gy < min(regular_ny, ny);
     int x0 = gx * step, y0 = gy * step;
     uint plane_size = (uint)width * height;
-    __global const float *ref_plane = frames + ref_slot * plane_size;
+    __global const DENOISE_RING_T *ref_plane = frames + ref_slot * plane_size;
     float weight = search_channel_weight(channel_weights, 0);
     int side = 2 * radius + 1, shift = search_key_shift(patch);
     float dist[NB];
@@ -831,7 +831,7 @@ static DENOISE_INLINE void search_shared(__global const float *frames,
 
     for (int i = 0; i < nb_frames; i++) {
         int t = (first_slot + i) % ring;
-        __global const float *plane = frames + t * plane_size;
+        __global const DENOISE_RING_T *plane = frames + t * plane_size;
 
         for (int dy = -radius; dy <= radius; dy++) {
             for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
@@ -902,7 +902,7 @@ static DENOISE_INLINE void search_shared(__global const float *frames,
  */
 #define SEARCH_WG_KERNEL(name, body, patch_, step_, block_)                  \
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))               \
-void name(__global const float *frames, int channels, uint channel_stride,  \
+void name(__global const DENOISE_RING_T *frames, int channels, uint channel_stride,  \
           float4 channel_weights, int width, int height, int first_slot,    \
           int nb_frames, int ring, int ref_slot, int patch, int step,       \
           int block, int radius, int nx, int ny, int regular_nx,            \

@@ -104,7 +104,7 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_weights;
     cl_kernel kernel_nlmeans_aggregate;
     cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
-    cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames
+    cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames (bytes with dn.load_bytes)
     cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test (NULL with a window)
     cl_mem dst[DENOISE_MAX_COMPONENTS];
     cl_mem positions[DENOISE_MAX_COMPONENTS];
@@ -263,13 +263,14 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
     size_t refs    = (size_t)ds->nx * ds->band;
+    size_t sample  = s->dn.load_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
     int nb_channels = nb_search_channels(s, c);
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
         return AVERROR(ENOMEM);
     if (s->mode != COLOR_JOINT || c >= 3) {
-        s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float));
+        s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sample);
         if (!s->src[c])
             return AVERROR(ENOMEM);
     }
@@ -287,7 +288,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
         return AVERROR(ENOMEM);
     if (nb_channels > 1) {
-        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sizeof(cl_float));
+        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sample);
         if (!s->stack)
             return AVERROR(ENOMEM);
         if (ring == 1) {
@@ -310,6 +311,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
     av_bprintf(&defines, "#define SEARCH_CHANNELS %d\n", s->mode == COLOR_JOINT ? 3 : 1);
+    av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->dn.load_bytes ? "uchar" : "float");
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -371,6 +373,12 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
     /* the window: past frames, the frame being output, future frames */
     size->delay = s->future;
     size->ring  = s->past + s->future + 1;
+    /* a window keeps 8-bit frames as bytes, the integers that its float
+     * planes would hold, in a quarter of the memory; not opponent colours
+     * nor sigma=curve's transform, which make fractions of them */
+    s->dn.load_bytes = size->ring > 1 && s->dn.layout.container == 255.0f &&
+                       s->mode != COLOR_OPPONENT &&
+                       s->dn.sigma != DENOISE_SIGMA_CURVE;
     /* neighbour positions and the channels' samples are 32-bit indices */
     if ((uint64_t)width * height * size->ring *
         (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {

@@ -605,17 +605,32 @@ static cl_program build_program(int nb, int haar, int int64_atomics, int bior,
 
 /*
  * nlmeans_gpu's program with NB_NEIGHBORS = NB (its default n) and
- * SEARCH_CHANNELS 3 (joint colour) or 1, as build_program() of
- * vf_nlmeans_gpu.c builds it.
+ * SEARCH_CHANNELS 3 (joint colour) or 1, with rings of floats or (bytes)
+ * of bytes, as build_program() of vf_nlmeans_gpu.c builds it.
  */
-static cl_program build_nlmeans_program(int search_channels)
+static cl_program build_nlmeans_program(int search_channels, int bytes)
 {
     char defines[128];
 
     snprintf(defines, sizeof(defines),
-             "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n", NB,
-             search_channels);
+             "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n"
+             "#define DENOISE_RING_T %s\n", NB, search_channels,
+             bytes ? "uchar" : "float");
     return build_sources(defines, SRC_NLMEANS, SRC_NLMEANS);
+}
+
+/* The programs of nlmeans_gpu's rings of bytes, 1 and 3 search channels,
+ * built at their first use: the searches' checks run each case of integer
+ * samples on them too. */
+static cl_program byte_programs[2];
+
+static cl_program byte_search_program(int search_channels)
+{
+    cl_program *prog = &byte_programs[search_channels > 1];
+
+    if (!*prog)
+        *prog = build_nlmeans_program(search_channels, 1);
+    return *prog;
 }
 
 /* The rings of frames of vbm3d_gpu's program: floats, bytes (8-bit
@@ -1881,7 +1896,8 @@ static int search_kernel_fits(cl_kernel k, int kernel, int patch, int step)
  * edge, in work-groups of SEARCH_EDGE_LANES, one per patch. The entries of
  * the patches a kernel leaves must stay as they were.
  */
-static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
+static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
+                        const SearchCase *sc)
 {
     const int w = sc->width, h = sc->height, patch = sc->patch;
     const size_t plane = (size_t)w * h;
@@ -1916,9 +1932,11 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
     uint32_t *pos_exp = alloc_or_die(refs * NB * sizeof(uint32_t));
     float *dist_got = alloc_or_die(refs * NB * sizeof(float));
     float *dist_exp = alloc_or_die(refs * NB * sizeof(float));
+    uint8_t *frame_bytes = alloc_or_die(samples);
     cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
     size_t local0, local1;
-    cl_mem bframes, bpos, bdist;
+    /* integer samples of 0 .. 255: again from a ring of bytes */
+    int passes = kbytes && (sc->stripes || (sc->levels > 0 && sc->levels <= 256)) ? 2 : 1;
 
     for (int ch = 0; ch < 3 && channels > 1; ch++)
         weights.s[ch] = sc->weights[ch];
@@ -1935,69 +1953,87 @@ static void search_case(Check *c, cl_kernel k, const SearchCase *sc)
             frames[j] = (float)(column[j % plane % w] + rnd(4));
         free(column);
     }
+    for (size_t j = 0; j < samples; j++)
+        frame_bytes[j] = (uint8_t)frames[j];
     /* entries the kernel must not write (skipped patches) */
     for (size_t j = 0; j < refs * NB; j++) {
         pos_exp[j]  = 0xdeadbeef;
         dist_exp[j] = -1.0f;
     }
-    bframes = new_buffer(samples * sizeof(float), frames);
-    bpos    = new_buffer(refs * NB * sizeof(uint32_t), pos_exp);
-    bdist   = new_buffer(refs * NB * sizeof(float), dist_exp);
     search_local_sizes(sc->kernel, patch, step, block, &local0, &local1);
     if (sc->kernel == SEARCH_SQUARES)
         search_local_sizes(SEARCH_TILED, patch, step, block, &local0, &local1);
-    {
+    for (int bytes = 0; bytes < passes; bytes++) {
         /* run_search_kernel(): the per-patch kernel with skip_nx, skip_ny,
          * a work-group kernel with regular_nx, regular_ny and its local
          * buffers */
         int limit_nx = edge ? edge_column : tiled ? regular_nx : skip_nx;
         int limit_ny = edge ? last_row : tiled ? regular_ny : skip_ny;
-        const Arg args[] = {
-            ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
-            ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
-            ARG(sc->ref_slot), ARG(patch), ARG(step), ARG(block), ARG(radius),
-            ARG(nx), ARG(gy_end), ARG(limit_nx), ARG(limit_ny), ARG(gy_first),
-            ARG(sc->ref_first), ARG(bpos), ARG(bdist),
-            { local0, NULL }, { local1, NULL },
-        };
-        if (edge) {
-            if (nb_edge)
-                run_kernel(k, args, 22, DENOISE_SEARCH_EDGE_LANES, nb_edge,
-                           DENOISE_SEARCH_EDGE_LANES, 1);
-        } else if (!tiled)
-            run_kernel(k, args, 22, nx, gy_end - gy_first, 0, 0);
-        else if (gy_first < regular_ny)
-            run_kernel(k, args, 24, regular_nx, only_ny - gy_first,
-                       DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE);
-    }
-    read_buffer(bpos, refs * NB * sizeof(uint32_t), pos_got);
-    read_buffer(bdist, refs * NB * sizeof(float), dist_got);
-    search_reference(sc, frames, nx, gy_first, gy_end, skip_nx, skip_ny,
-                     only_nx, only_ny, pos_exp, dist_exp);
+        cl_kernel kp = bytes ? kbytes : k;
+        cl_mem bframes = bytes ? new_buffer(samples, frame_bytes) :
+                                 new_buffer(samples * sizeof(float), frames);
+        cl_mem bpos, bdist;
+        int failed = 0;
 
-    c->cases++;
-    for (size_t j = 0; j < refs * NB; j++) {
-        if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
-            size_t r = j / NB;
-
-            check_fail(c, "%dx%d, step %d, radius %d, %s, %d frame(s), ref_first %d, "
-                       "grid rows %d..%d, %s %dx%d: reference (%d, %d) entry %d: "
-                       "got position %u distance %.9g, expected position %u "
-                       "distance %.9g", w, h, step, radius,
-                       sc->stripes ? "stripes" : sc->levels == 1 ? "constant samples" :
-                       sc->levels > 0 ? "integer samples" : "fractional samples",
-                       sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
-                       tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
-                       tiled ? regular_ny : skip_ny, (int)(r % nx),
-                       (int)(r / nx) + gy_first, (int)(j % NB), pos_got[j],
-                       dist_got[j], pos_exp[j], dist_exp[j]);
-            break;
+        for (size_t j = 0; j < refs * NB; j++) {
+            pos_got[j]  = 0xdeadbeef;
+            dist_got[j] = -1.0f;
         }
+        bpos  = new_buffer(refs * NB * sizeof(uint32_t), pos_got);
+        bdist = new_buffer(refs * NB * sizeof(float), dist_got);
+        {
+            const Arg args[] = {
+                ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
+                ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
+                ARG(sc->ref_slot), ARG(patch), ARG(step), ARG(block), ARG(radius),
+                ARG(nx), ARG(gy_end), ARG(limit_nx), ARG(limit_ny), ARG(gy_first),
+                ARG(sc->ref_first), ARG(bpos), ARG(bdist),
+                { local0, NULL }, { local1, NULL },
+            };
+            if (edge) {
+                if (nb_edge)
+                    run_kernel(kp, args, 22, DENOISE_SEARCH_EDGE_LANES, nb_edge,
+                               DENOISE_SEARCH_EDGE_LANES, 1);
+            } else if (!tiled)
+                run_kernel(kp, args, 22, nx, gy_end - gy_first, 0, 0);
+            else if (gy_first < regular_ny)
+                run_kernel(kp, args, 24, regular_nx, only_ny - gy_first,
+                           DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE);
+        }
+        read_buffer(bpos, refs * NB * sizeof(uint32_t), pos_got);
+        read_buffer(bdist, refs * NB * sizeof(float), dist_got);
+        if (!bytes)
+            search_reference(sc, frames, nx, gy_first, gy_end, skip_nx, skip_ny,
+                             only_nx, only_ny, pos_exp, dist_exp);
+
+        c->cases++;
+        for (size_t j = 0; j < refs * NB && !failed; j++) {
+            if (pos_got[j] != pos_exp[j] || memcmp(&dist_got[j], &dist_exp[j], sizeof(float))) {
+                size_t r = j / NB;
+
+                check_fail(c, "%dx%d, step %d, radius %d, %s%s, %d frame(s), "
+                           "ref_first %d, grid rows %d..%d, %s %dx%d: reference "
+                           "(%d, %d) entry %d: got position %u distance %.9g, "
+                           "expected position %u distance %.9g", w, h, step, radius,
+                           sc->stripes ? "stripes" : sc->levels == 1 ? "constant samples" :
+                           sc->levels > 0 ? "integer samples" : "fractional samples",
+                           bytes ? " in a ring of bytes" : "",
+                           sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
+                           tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
+                           tiled ? regular_ny : skip_ny, (int)(r % nx),
+                           (int)(r / nx) + gy_first, (int)(j % NB), pos_got[j],
+                           dist_got[j], pos_exp[j], dist_exp[j]);
+                failed = 1;
+            }
+        }
+        release_mem(bframes);
+        release_mem(bpos);
+        release_mem(bdist);
+        if (failed)
+            break;
     }
-    release_mem(bframes);
-    release_mem(bpos);
-    release_mem(bdist);
     free(frames);
+    free(frame_bytes);
     free(pos_got);
     free(pos_exp);
     free(dist_got);
@@ -2053,6 +2089,9 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                    kernel == SEARCH_ROWS ? 5 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[entry].name);
+    /* nlmeans_gpu's rings of bytes: the same kernel, reading bytes */
+    cl_kernel kbytes = get_kernel(byte_search_program(joint ? 3 : 1),
+                                  search_kernels[entry].name);
     Check c;
     int n = 0, runnable = 0;
     char joint_name[64];
@@ -2105,7 +2144,7 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                 /* joint colour: channel 0 of weight 1, as the filter's */
                 for (int ch = 1; ch < channels; ch++)
                     sc.weights[ch] = rndf(0.25f, 4.0f);
-                search_case(&c, k, &sc);
+                search_case(&c, k, kbytes, &sc);
             }
         }
     }
@@ -2135,10 +2174,11 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
         }
         for (int ch = 1; ch < channels; ch++)
             sc.weights[ch] = rndf(0.25f, 4.0f);
-        search_case(&c, k, &sc);
+        search_case(&c, k, kbytes, &sc);
     }
     check_end(&c);
     clReleaseKernel(k);
+    clReleaseKernel(kbytes);
 }
 
 /*
@@ -2158,7 +2198,7 @@ static void check_joint_search(void)
         if (!selected(search_kernels[entries[e]].name))
             continue;
         if (!prog)
-            prog = build_nlmeans_program(3);
+            prog = build_nlmeans_program(3, 0);
         check_search(prog, entries[e], 3, 1);
         check_search(prog, entries[e], 1, 1);
     }
@@ -2798,7 +2838,7 @@ static void check_nlmeans_weights(void)
     static const struct { int nx, ny; } grids[] = { { 1, 1 }, { 3, 2 }, { 17, 9 } };
     /* (SEARCH_CHANNELS, channels) */
     static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
-    cl_program progs[2] = { build_nlmeans_program(1), build_nlmeans_program(3) };
+    cl_program progs[2] = { build_nlmeans_program(1, 0), build_nlmeans_program(3, 0) };
     int64_t max_ulps = 0;
     Check c;
     int n = 0;
@@ -3137,7 +3177,7 @@ static void check_nlmeans_aggregate(void)
     };
     /* (SEARCH_CHANNELS, channels) */
     static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
-    cl_program progs[2] = { build_nlmeans_program(1), build_nlmeans_program(3) };
+    cl_program progs[2] = { build_nlmeans_program(1, 0), build_nlmeans_program(3, 0) };
     int64_t exact = 0, samples = 0;
     double max_ratio = 0.0;
     Check c;
@@ -4164,6 +4204,9 @@ int main(int argc, char **argv)
 
     for (int p = 0; p < nb_progs; p++)
         clReleaseProgram(progs[p]);
+    for (int p = 0; p < 2; p++)
+        if (byte_programs[p])
+            clReleaseProgram(byte_programs[p]);
     clReleaseCommandQueue(queue);
     clReleaseContext(ctx);
     if (failures) {
