@@ -126,8 +126,8 @@ static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane, int p,
  * nlmeans_patch_sum() of that patch. The flat test reads these instead of
  * the group's samples.
  */
-__kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames, int plane,
-                                 int width, int height, int patch,
+__kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames,
+                                 int plane, int width, int height, int patch,
                                  __global float2 *sums)
 {
     int x = get_global_id(0);

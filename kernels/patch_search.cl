@@ -94,7 +94,8 @@ static float search_channel_weight(float4 weights, int c)
  * the patch size and the step. With one channel of weight 1, the products
  * are exact: the distance is the plain sum of squares.
  */
-static float search_distance(__global const DENOISE_RING_T *a, __global const DENOISE_RING_T *b,
+static float search_distance(__global const DENOISE_RING_T *a,
+                             __global const DENOISE_RING_T *b,
                              int width, int patch, int block, int channels,
                              uint channel_stride, float4 channel_weights,
                              float limit)
@@ -273,8 +274,8 @@ static void search_keys_store(const uint *keys, int shift, int width,
  * plane) into local memory, stored as [row][i % block][i / block] so that
  * neighbouring work-items read neighbouring addresses; then a barrier.
  */
-static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane, int width,
-                                 int height, int x_base, int y_base, int rw,
+static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane,
+                                 int width, int height, int x_base, int y_base, int rw,
                                  int rh, int block, __local float *ref_tile)
 {
     int lx  = get_local_id(0);
@@ -902,8 +903,9 @@ static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
  */
 #define SEARCH_WG_KERNEL(name, body, patch_, step_, block_)                  \
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))               \
-void name(__global const DENOISE_RING_T *frames, int channels, uint channel_stride,  \
-          float4 channel_weights, int width, int height, int first_slot,    \
+void name(__global const DENOISE_RING_T *frames, int channels,             \
+          uint channel_stride, float4 channel_weights, int width,           \
+          int height, int first_slot,                                       \
           int nb_frames, int ring, int ref_slot, int patch, int step,       \
           int block, int radius, int nx, int ny, int regular_nx,            \
           int regular_ny, int gy_first, int ref_first,                      \
