@@ -571,6 +571,11 @@ int ff_denoise_opencl_joint_possible(const DenoiseOpenCLContext *dn)
     return 1;
 }
 
+int ff_denoise_opencl_bytes_possible(const DenoiseOpenCLContext *dn)
+{
+    return dn->layout.container == 255.0f && dn->sigma != DENOISE_SIGMA_CURVE;
+}
+
 float ff_denoise_opencl_opponent_sigma(float sigma, int c)
 {
     static const double gain[3] = { 1.0 / 3.0, 1.0 / 2.0, 3.0 / 8.0 };
@@ -749,7 +754,7 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 7 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 8 <= FF_ARRAY_ELEMS(src));
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
@@ -769,6 +774,7 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
         return AVERROR(ENOMEM);
     }
     src[n++] = defines;
+    src[n++] = dn->load_bytes ? "#define DENOISE_RING_T uchar\n" : "";
     src[n++] = search_defines;
     src[n++] = skipped.str;
     src[n++] = ff_denoise_noise_defines;
@@ -1224,8 +1230,7 @@ static int load_component(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                  layout->is_float    ? DENOISE_KERNEL_LOAD_FLOAT :
                                        DENOISE_KERNEL_LOAD;
 
-    av_assert0(!dn->load_bytes || (layout->container == 255.0f &&
-                                   dn->noise.mode != DENOISE_NOISE_CURVE));
+    av_assert0(!dn->load_bytes || ff_denoise_opencl_bytes_possible(dn));
     return ff_denoise_opencl_run(avctx, dn, dn->kernels[kernel],
                                  args, FF_ARRAY_ELEMS(args), comp->width,
                                  ff_denoise_opencl_io_rows(comp->height), 0, 0, 0);

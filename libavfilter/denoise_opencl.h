@@ -396,8 +396,10 @@ typedef struct DenoiseOpenCLContext {
      * ff_denoise_opencl_load_frame() loads the samples as bytes (8-bit
      * frames, sigma given or estimated but not curve, no opponent
      * transform: the integers the float planes would hold) instead of
-     * floats; the program is then built with DENOISE_RING_T uchar, so that
-     * the noise estimator reads them too.
+     * floats; ff_denoise_opencl_init() then builds the program with
+     * DENOISE_RING_T uchar, so that the noise estimator reads them too.
+     * Set before ff_denoise_opencl_init(), where
+     * ff_denoise_opencl_bytes_possible().
      */
     int load_bytes;
     /**
@@ -553,6 +555,13 @@ int ff_denoise_opencl_selected(const DenoiseOpenCLContext *dn, int c);
  * (4:4:4 or RGB), so that they can be searched or grouped jointly.
  */
 int ff_denoise_opencl_joint_possible(const DenoiseOpenCLContext *dn);
+
+/**
+ * Whether the frames' samples load as the integers of bytes (8-bit frames,
+ * no sigma=curve transform), so that load_bytes may be set; a colour
+ * transform of the filter's own makes fractions of them too.
+ */
+int ff_denoise_opencl_bytes_possible(const DenoiseOpenCLContext *dn);
 
 /**
  * The noise of component c: sigma, csigma on the chroma of YUV frames when

@@ -427,7 +427,6 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
-    av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->ring_bytes ? "uchar" : "float");
     av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     define_transforms(s, &defines);
     if (s->video) {
@@ -647,8 +646,8 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * takes the output. RGB grouped jointly keeps the R, G, B bytes, which
      * its kernels read as opponent channels, and its basic estimate as
      * opponent channels rounded to integers, U and V stored plus 128. */
-    s->ring_bytes = s->video && size->ring > 1 && s->dn.layout.container == 255.0f &&
-                    s->dn.sigma != DENOISE_SIGMA_CURVE;
+    s->ring_bytes = s->video && size->ring > 1 &&
+                    ff_denoise_opencl_bytes_possible(&s->dn);
     s->ring_rgb   = s->ring_bytes && s->joint && s->dn.layout.is_rgb;
     s->dn.load_bytes = s->ring_bytes;
     /* positions index the ring of planes in 32 bits, accumulators in pairs

@@ -263,6 +263,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     size_t refs    = (size_t)ds->nx * ds->band;
     size_t sample  = s->dn.load_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
     int nb_channels = nb_search_channels(s, c);
+    int keep_sums   = ring == 1;
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
@@ -275,8 +276,8 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 
     if (!nb_channels)
         return 0;
-    if (nb_channels == 1 && ring == 1) {
-        s->sums[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sizeof(cl_float2));
+    if (nb_channels == 1 && keep_sums) {
+        s->sums[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float2));
         if (!s->sums[c])
             return AVERROR(ENOMEM);
     }
@@ -289,7 +290,7 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
         s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sample);
         if (!s->stack)
             return AVERROR(ENOMEM);
-        if (ring == 1) {
+        if (keep_sums) {
             s->stack_sums = ff_denoise_opencl_alloc(avctx, nb_channels * samples * sizeof(cl_float2));
             if (!s->stack_sums)
                 return AVERROR(ENOMEM);
@@ -309,7 +310,6 @@ static int build_program(AVFilterContext *avctx)
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
     av_bprintf(&defines, "#define SEARCH_CHANNELS %d\n", s->mode == COLOR_JOINT ? 3 : 1);
-    av_bprintf(&defines, "#define DENOISE_RING_T %s\n", s->dn.load_bytes ? "uchar" : "float");
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -375,9 +375,8 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
      * would hold, in a quarter of the memory, and searched faster (on an
      * H200, 10 % at 1080p, 15 % with a window of 9 frames); not opponent
      * colours nor sigma=curve's transform, which make fractions of them */
-    s->dn.load_bytes = s->dn.layout.container == 255.0f &&
-                       s->mode != COLOR_OPPONENT &&
-                       s->dn.sigma != DENOISE_SIGMA_CURVE;
+    s->dn.load_bytes = ff_denoise_opencl_bytes_possible(&s->dn) &&
+                       s->mode != COLOR_OPPONENT;
     /* neighbour positions and the channels' samples are 32-bit indices */
     if ((uint64_t)width * height * size->ring *
         (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
