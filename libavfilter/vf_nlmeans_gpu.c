@@ -105,13 +105,14 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_aggregate;
     cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames (bytes with dn.load_bytes)
-    cl_mem sums[DENOISE_MAX_COMPONENTS];    ///< their patch sums, for the flat test (NULL with a window)
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    cl_mem positions[DENOISE_MAX_COMPONENTS];
-    cl_mem weights[DENOISE_MAX_COMPONENTS];
-    cl_mem flat_means[DENOISE_MAX_COMPONENTS];
     cl_mem stack;               ///< joint colour: the rings of the three channels
-    cl_mem stack_sums;          ///< and their patch sums (NULL with a window)
+    /* The components are filtered one after the other, in order on one
+     * queue: they share the buffers below, each sized for the largest. */
+    cl_mem sums;                ///< patch sums of the planes searched (NULL with a window)
+    cl_mem positions;           ///< per reference patch of a band: its neighbours,
+    cl_mem weights;             ///< their weights
+    cl_mem flat_means;          ///< and the flat means of its channels
 } NLMeansGPUContext;
 
 DENOISE_CHECK_CONTEXT(NLMeansGPUContext);
@@ -248,22 +249,14 @@ static int set_plane_params(AVFilterContext *avctx, int c)
     return 0;
 }
 
-/*
- * The buffers of component c, with rings of 'ring' frames. Patch sums are
- * kept for a single frame only: with a window they would take two floats
- * per sample of each of its frames (1.1 GB for 4608x3456 gray and nine
- * frames), and the flat test sums the group's patches itself.
- */
+/* The rings and output plane of component c, with rings of 'ring' frames. */
 static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
 {
     NLMeansGPUContext *s = avctx->priv;
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
-    const DenoiseSearch *ds = &s->search[c];
     size_t samples = (size_t)comp->width * comp->height;
-    size_t refs    = (size_t)ds->nx * ds->band;
     size_t sample  = s->dn.load_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
     int nb_channels = nb_search_channels(s, c);
-    int keep_sums   = ring == 1;
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
@@ -273,29 +266,48 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
         if (!s->src[c])
             return AVERROR(ENOMEM);
     }
-
-    if (!nb_channels)
-        return 0;
-    if (nb_channels == 1 && keep_sums) {
-        s->sums[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float2));
-        if (!s->sums[c])
-            return AVERROR(ENOMEM);
-    }
-    s->positions[c]  = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_uint));
-    s->weights[c]    = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_float));
-    s->flat_means[c] = ff_denoise_opencl_alloc(avctx, nb_channels * refs * sizeof(cl_float));
-    if (!s->positions[c] || !s->weights[c] || !s->flat_means[c])
-        return AVERROR(ENOMEM);
     if (nb_channels > 1) {
         s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sample);
         if (!s->stack)
             return AVERROR(ENOMEM);
-        if (keep_sums) {
-            s->stack_sums = ff_denoise_opencl_alloc(avctx, nb_channels * samples * sizeof(cl_float2));
-            if (!s->stack_sums)
-                return AVERROR(ENOMEM);
-        }
     }
+    return 0;
+}
+
+/*
+ * The buffers that the components share, for the largest of them. Patch
+ * sums are kept for a single frame only: with a window they would take two
+ * floats per sample of each of its frames (1.1 GB for 4608x3456 gray and
+ * nine frames), and the flat test sums the group's patches itself.
+ */
+static int alloc_shared_buffers(AVFilterContext *avctx, size_t ring)
+{
+    NLMeansGPUContext *s = avctx->priv;
+    size_t planes = 0, refs = 0, channel_refs = 0;
+
+    for (int c = 0; c < s->dn.layout.nb_components; c++) {
+        const DenoiseComponent *comp = &s->dn.layout.comp[c];
+        const DenoiseSearch *ds = &s->search[c];
+        int nb_channels = nb_search_channels(s, c);
+
+        if (!ff_denoise_opencl_selected(&s->dn, c) || !nb_channels)
+            continue;
+        planes       = FFMAX(planes, nb_channels * (size_t)comp->width * comp->height);
+        refs         = FFMAX(refs, (size_t)ds->nx * ds->band);
+        channel_refs = FFMAX(channel_refs, nb_channels * (size_t)ds->nx * ds->band);
+    }
+    if (!refs)
+        return 0;
+    if (ring == 1) {
+        s->sums = ff_denoise_opencl_alloc(avctx, planes * sizeof(cl_float2));
+        if (!s->sums)
+            return AVERROR(ENOMEM);
+    }
+    s->positions  = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_uint));
+    s->weights    = ff_denoise_opencl_alloc(avctx, refs * s->nb_neighbors * sizeof(cl_float));
+    s->flat_means = ff_denoise_opencl_alloc(avctx, channel_refs * sizeof(cl_float));
+    if (!s->positions || !s->weights || !s->flat_means)
+        return AVERROR(ENOMEM);
     return 0;
 }
 
@@ -404,7 +416,7 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
         if (err < 0)
             return err;
     }
-    return 0;
+    return alloc_shared_buffers(avctx, size->ring);
 }
 
 /* The flat-group thresholds of the channels 'ch' of component c (-1: none). */
@@ -443,8 +455,8 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
         DENOISE_ARG(rows), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
         DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
-        DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
-        DENOISE_ARG(s->flat_means[c]),
+        DENOISE_ARG(s->positions), DENOISE_ARG(s->weights),
+        DENOISE_ARG(s->flat_means),
     };
 
     return ff_denoise_opencl_run(avctx, &s->dn, s->kernel_nlmeans_weights,
@@ -476,8 +488,8 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx),
         DENOISE_ARG(ds->ny), DENOISE_ARG(gy_first), DENOISE_ARG(table_rows),
         DENOISE_ARG(y_first), DENOISE_ARG(y_end),
-        DENOISE_ARG(s->positions[c]), DENOISE_ARG(s->weights[c]),
-        DENOISE_ARG(s->flat_means[c]),
+        DENOISE_ARG(s->positions), DENOISE_ARG(s->weights),
+        DENOISE_ARG(s->flat_means),
     };
 
     return ff_denoise_opencl_run(avctx, &s->dn,
@@ -496,11 +508,35 @@ static cl_mem search_planes(const NLMeansGPUContext *s, int c,
     return ch->nb > 1 ? s->stack : s->src[c];
 }
 
-/* The patch sums of the planes of search_planes(), or NULL with a window. */
-static cl_mem search_sums(const NLMeansGPUContext *s, int c,
-                          const DenoiseChannels *ch)
+/*
+ * The patch sums of the planes searched for component c, 'frames', of the
+ * frame in a ring of one slot: one plane, or with joint colour three.
+ */
+static int compute_patch_sums(AVFilterContext *avctx, int c, cl_mem frames,
+                              const DenoiseChannels *ch)
 {
-    return ch->nb > 1 ? s->stack_sums : s->sums[c];
+    NLMeansGPUContext *s = avctx->priv;
+    const DenoiseSearch *ds = &s->search[c];
+    cl_kernel kernel = ds->patch == 8 ? s->kernel_nlmeans_patch_sums_p8 :
+                                        s->kernel_nlmeans_patch_sums;
+
+    av_assert0(s->dn.fq.ring == 1);
+    for (cl_int plane = 0; plane < ch->nb; plane++) {
+        const OpenCLKernelArg args[] = {
+            DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
+            DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(s->sums),
+        };
+        /* DENOISE_IO_ROWS positions a work-item, work-groups of 16x8
+         * (nlmeans_patch_sums_p8's) */
+        int err = ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
+                                        FF_ARRAY_ELEMS(args),
+                                        ds->width - ds->patch + 1,
+                                        ff_denoise_opencl_io_rows(ds->height - ds->patch + 1),
+                                        16, 8, STAGE_WEIGHTS);
+        if (err < 0)
+            return err;
+    }
+    return 0;
 }
 
 /*
@@ -516,6 +552,11 @@ static int filter_component(AVFilterContext *avctx, int c,
     const DenoiseSearch *ds = &s->search[c];
     cl_mem frames = search_planes(s, c, ch);
 
+    if (s->sums) {
+        int err = compute_patch_sums(avctx, c, frames, ch);
+        if (err < 0)
+            return err;
+    }
     for (int y = 0; y < ds->height;) {
         int gy_first = first_covering_row(ds, y);
         int gy_end   = ff_denoise_opencl_band_end(ds, gy_first);
@@ -527,12 +568,11 @@ static int filter_component(AVFilterContext *avctx, int c,
         /* set_plane_params() made bands large enough */
         av_assert0(y_end > y);
         err = ff_denoise_opencl_search(avctx, &s->dn, ds, frames, ch, win, 0,
-                                       gy_first, s->positions[c],
-                                       s->weights[c], STAGE_SEARCH);
+                                       gy_first, s->positions,
+                                       s->weights, STAGE_SEARCH);
         if (err < 0)
             return err;
-        err = compute_weights(avctx, c, frames, search_sums(s, c, ch), ch,
-                              gy_end - gy_first);
+        err = compute_weights(avctx, c, frames, s->sums, ch, gy_end - gy_first);
         if (err < 0)
             return err;
         err = aggregate(avctx, c, frames, ch, gy_first, gy_end, y, y_end);
@@ -573,54 +613,15 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
 }
 
 /*
- * The patch sums of the planes that frame 'slot' brought into the rings
- * searched for component c: one plane, or with joint colour three.
- */
-static int compute_patch_sums(AVFilterContext *avctx, int c, int slot)
-{
-    NLMeansGPUContext *s = avctx->priv;
-    const DenoiseSearch *ds = &s->search[c];
-    cl_kernel kernel = ds->patch == 8 ? s->kernel_nlmeans_patch_sums_p8 :
-                                        s->kernel_nlmeans_patch_sums;
-    DenoiseChannels ch;
-    cl_mem frames, sums;
-
-    search_channels(s, c, &ch);
-    frames = search_planes(s, c, &ch);
-    sums   = search_sums(s, c, &ch);
-    if (!sums)
-        return 0;
-    for (int i = 0; i < ch.nb; i++) {
-        cl_int plane = i * s->dn.fq.ring + slot;
-        const OpenCLKernelArg args[] = {
-            DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
-            DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(sums),
-        };
-        /* DENOISE_IO_ROWS positions a work-item, work-groups of 16x8
-         * (nlmeans_patch_sums_p8's) */
-        int err = ff_denoise_opencl_run(avctx, &s->dn, kernel, args,
-                                        FF_ARRAY_ELEMS(args),
-                                        ds->width - ds->patch + 1,
-                                        ff_denoise_opencl_io_rows(ds->height - ds->patch + 1),
-                                        16, 8, STAGE_WEIGHTS);
-        if (err < 0)
-            return err;
-    }
-    return 0;
-}
-
-/*
  * A new frame into its slot: each selected component into its ring (with
  * joint colour the three channels into theirs in the stack), RGB turned
- * into opponent channels in opponent mode; then the patch sums of the
- * planes searched, where they are kept.
+ * into opponent channels in opponent mode.
  */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
     NLMeansGPUContext *s = avctx->priv;
     cl_mem rings[DENOISE_MAX_COMPONENTS];
     int slots[DENOISE_MAX_COMPONENTS];
-    int err;
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         int joint = s->mode == COLOR_JOINT && c < 3;
@@ -628,18 +629,8 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
         rings[c] = joint ? s->stack : s->src[c];
         slots[c] = joint ? c * s->dn.fq.ring + slot : slot;
     }
-    err = ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
-                                       s->mode == COLOR_OPPONENT);
-    if (err < 0)
-        return err;
-    for (int c = 0; c < s->dn.layout.nb_components; c++) {
-        if (!ff_denoise_opencl_selected(&s->dn, c) || !nb_search_channels(s, c))
-            continue;
-        err = compute_patch_sums(avctx, c, slot);
-        if (err < 0)
-            return err;
-    }
-    return 0;
+    return ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
+                                        s->mode == COLOR_OPPONENT);
 }
 
 static const DenoiseQueueOps nlmeans_queue_ops = {
@@ -713,14 +704,13 @@ static av_cold void nlmeans_gpu_uninit(AVFilterContext *avctx)
     CL_RELEASE_KERNEL(s->kernel_nlmeans_aggregate_8x4);
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
         CL_RELEASE_MEMORY(s->src[c]);
-        CL_RELEASE_MEMORY(s->sums[c]);
         CL_RELEASE_MEMORY(s->dst[c]);
-        CL_RELEASE_MEMORY(s->positions[c]);
-        CL_RELEASE_MEMORY(s->weights[c]);
-        CL_RELEASE_MEMORY(s->flat_means[c]);
     }
     CL_RELEASE_MEMORY(s->stack);
-    CL_RELEASE_MEMORY(s->stack_sums);
+    CL_RELEASE_MEMORY(s->sums);
+    CL_RELEASE_MEMORY(s->positions);
+    CL_RELEASE_MEMORY(s->weights);
+    CL_RELEASE_MEMORY(s->flat_means);
     ff_opencl_filter_uninit(avctx);
 }
 

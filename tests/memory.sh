@@ -10,9 +10,10 @@
 #   one band. With joint grouping (RGB in opponent colours, 4:4:4 YUV on
 #   luma) the three channels share the tables of their first one, so the
 #   difference is a gray plane's (and nlmeans_gpu's flat means of the other
-#   two channels); grouped plane by plane, three times that. (bm3d_gpu
-#   and vbm3d_gpu allocated three sets for joint grouping until
-#   2026-11-27.)
+#   two channels); grouped plane by plane, three times that, but one gray
+#   plane's for nlmeans_gpu, whose components, filtered one after the
+#   other, share one set (three until 2026-12-01). (bm3d_gpu and vbm3d_gpu
+#   allocated three sets for joint grouping until 2026-11-27.)
 # - Automatic bands (band=0): on a device that reports 1 or 4 GiB of
 #   memory (tests/tools/clfault.so, memory=N), a band's tables take at most
 #   1/32 of it (32 MiB at the least), as the documentation of option band
@@ -33,6 +34,11 @@
 #   (a byte per channel) waiting for output; no patch sums. Until
 #   2026-12-01 a float and two floats of patch sums per channel: 12 and 13
 #   bytes in gray.
+# - nlmeans_gpu's components share the patch sums and the tables: each
+#   plane selected beyond the first adds only its ring (a byte per sample,
+#   8-bit frames, no window) and its output plane (a float). Until
+#   2026-12-01 also its own patch sums and tables: 13 bytes and a set of
+#   tables.
 #
 # Environment: FFMPEG, CLTRACE_SO and CLFAULT_SO (the libraries),
 # OPENCL_DEVICE (optional P.D).
@@ -89,13 +95,13 @@ tables_of() {
     echo $((whole - band))
 }
 
-# tables NAME FILTER SMALL [JOINT]: the tables beyond a band of SMALL rows;
-# joint grouping's (the filter's default, or option JOINT) are a gray
-# plane's, per-plane grouping's three times that; with a JOINT option
+# tables NAME FILTER SMALL SETS [JOINT]: the tables beyond a band of SMALL
+# rows; joint grouping's (the filter's default, or option JOINT) are a gray
+# plane's, per-plane grouping's SETS times that; with a JOINT option
 # (nlmeans_gpu, which keeps the flat test's mean of each channel beside one
 # set of neighbours) more than a gray plane's but less than two
 tables() {
-    local name=$1 filter=$2 small=$3 joint_filter=$2${4:+:$4} means=${4:+1}
+    local name=$1 filter=$2 small=$3 sets=$4 joint_filter=$2${5:+:$5} means=${5:+1}
     local gray joint yuv planes
     RUN=$((RUN + 1))
     if ! gray=$(tables_of gray "$filter" $small) ||
@@ -112,10 +118,10 @@ tables() {
     elif [ -n "$means" ] && { [ "$joint" -le "$gray" ] || [ "$joint" -ge $((2 * gray)) ] ||
                                   [ "$yuv" != "$joint" ]; }; then
         fail "$name: joint tables of $joint (gbrp) and $yuv (yuv444p) bytes, not between one and two gray planes' $gray"
-    elif [ "$planes" != $((3 * gray)) ]; then
-        fail "$name: per-plane tables of $planes bytes, not 3 x $gray"
+    elif [ "$planes" != $((sets * gray)) ]; then
+        fail "$name: per-plane tables of $planes bytes, not $sets x $gray"
     else
-        ok "$name: tables of $gray bytes a frame, shared by joint grouping, 3 x per plane"
+        ok "$name: tables of $gray bytes a frame, shared by joint grouping, $sets x per plane"
     fi
 }
 
@@ -137,6 +143,25 @@ per_frame() {
         fail "$name, $fmt: a past frame $past bytes, a future frame $future, not $want_past and $want_future x $SAMPLES pixels"
     else
         ok "$name, $fmt: bytes per pixel, $want_past for each past frame, $want_future for each future frame"
+    fi
+}
+
+# per_plane NAME FILTER FORMAT BYTES: each plane selected beyond the first
+# (option planes) takes that many more bytes per sample
+per_plane() {
+    local name=$1 filter=$2 fmt=$3 want=$4 one two three
+    RUN=$((RUN + 1))
+    if ! one=$(peak $fmt "$filter:planes=1") || [ -z "$one" ] ||
+       ! two=$(peak $fmt "$filter:planes=3") || [ -z "$two" ] ||
+       ! three=$(peak $fmt "$filter:planes=7") || [ -z "$three" ]; then
+        fail "$name: $(tail -n 1 "$TMP/err")"
+        return
+    fi
+    if [ $((two - one)) != $((want * SAMPLES)) ] ||
+       [ $((three - two)) != $((want * SAMPLES)) ]; then
+        fail "$name, $fmt: a second plane $((two - one)) bytes, a third $((three - two)), not $want x $SAMPLES samples"
+    else
+        ok "$name, $fmt: $want bytes per sample for each plane beyond the first"
     fi
 }
 
@@ -169,10 +194,10 @@ auto_bands() {
 }
 
 # nlmeans_gpu's smallest band for patches of 8 on a step of 4 is 3 rows
-tables "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3 color=joint
-tables "bm3d_gpu fast" "bm3d_gpu=sigma=20" 1
-tables "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 1
-tables "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 1
+tables "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3 1 color=joint
+tables "bm3d_gpu fast" "bm3d_gpu=sigma=20" 1 3
+tables "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 1 3
+tables "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 1 3
 auto_bands "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3072x2048 3
 auto_bands "bm3d_gpu fast" "bm3d_gpu=sigma=20" 3072x2048 1
 auto_bands "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 3072x2048 1
@@ -185,5 +210,6 @@ per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gray 1 2
 per_frame "nlmeans_gpu window state, opponent colours" "nlmeans_gpu=sigma=20" gbrp 12 15
 per_frame "nlmeans_gpu window state, joint" "nlmeans_gpu=sigma=20:color=joint" gbrp 3 6
 per_frame "nlmeans_gpu window state, sigma=curve" "nlmeans_gpu=sigma=curve" gray 4 5
+per_plane "nlmeans_gpu shared buffers" "nlmeans_gpu=sigma=20:color=planes" gbrp 5
 
 summary memory
