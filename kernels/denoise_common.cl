@@ -95,6 +95,19 @@ static float denoise_basic_at(__global const DENOISE_RING_T *p, uint stride,
     return convert_float(*p);
 #endif
 }
+/*
+ * The sample at p of a ring that the searches and nlmeans_gpu's kernels
+ * read: with DENOISE_RING_RGB, opponent channel 'ring_channel' of the R, G
+ * and B rings 'channel_stride' samples apart (denoise_ring_at()), which
+ * the caller has as arguments of those names; otherwise the sample as it
+ * is stored, converted where it is used. Those kernels then search one
+ * channel at a time.
+ */
+#if DENOISE_RING_RGB
+#define DENOISE_RING_SAMPLE(p) denoise_ring_at(p, channel_stride, ring_channel)
+#else
+#define DENOISE_RING_SAMPLE(p) (*(p))
+#endif
 /* (end of the rings' readers) */
 
 __constant sampler_t denoise_sampler = CLK_NORMALIZED_COORDS_FALSE |

@@ -25,7 +25,11 @@
  * Built after patch_search.cl, whose tables it reads. A frame has
  * 'channels' channels (1, or 3 for joint colour), channel c starting
  * c * channel_stride samples after channel 0; one search, and so one set of
- * neighbours and weights, serves every channel. Per reference patch
+ * neighbours and weights, serves every channel. With DENOISE_RING_RGB the
+ * one channel is opponent channel 'ring_channel' of R, G and B rings
+ * channel_stride samples apart, read as the searches read it
+ * (DENOISE_RING_SAMPLE()), and the sums of nlmeans_patch_sums are that
+ * channel's. Per reference patch
  * r = gy * nx + gx, nlmeans_weights turns the distances (and, for the
  * flat test, the patch sums of nlmeans_patch_sums, or the patches' own
  * samples where the filter keeps no sums) into
@@ -99,7 +103,8 @@ static void nlmeans_load_table(__global const float *values,
  * top-left sample is p: each row's samples in order, then the rows in order
  * (doc/nlmeans_gpu-algorithm.md, "Flat groups").
  */
-static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane, int p,
+static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane,
+                                uint channel_stride, int ring_channel, int p,
                                 int width, int patch)
 {
     float2 sums = 0.0f;
@@ -108,7 +113,7 @@ static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane, int p,
         float row = 0.0f, row_sq = 0.0f;
 
         for (int i = 0; i < patch; i++) {
-            float v = plane[p + j * width + i];
+            float v = DENOISE_RING_SAMPLE(plane + p + j * width + i);
 
             row   += v;
             row_sq = fma(v, v, row_sq);
@@ -128,6 +133,7 @@ static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane, int p,
  */
 __kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames,
                                  int plane, int width, int height, int patch,
+                                 uint channel_stride, int ring_channel,
                                  __global float2 *sums)
 {
     int x = get_global_id(0);
@@ -138,6 +144,8 @@ __kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames,
         return;
     for (int y = y0; y < min(y0 + IO_ROWS, height - patch + 1); y++)
         sums[offset + y * width + x] = nlmeans_patch_sum(frames + offset,
+                                                         channel_stride,
+                                                         ring_channel,
                                                          y * width + x, width,
                                                          patch);
 }
@@ -159,6 +167,7 @@ __kernel void nlmeans_patch_sums(__global const DENOISE_RING_T *frames,
 __kernel __attribute__((reqd_work_group_size(SUMS_TILE_W, SUMS_TILE_H, 1)))
 void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
                            int width, int height, int patch,
+                           uint channel_stride, int ring_channel,
                            __global float2 *sums)
 {
     __local float tile[SUMS_SPAN_H][SUMS_SPAN_W];
@@ -173,8 +182,8 @@ void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
          i += SUMS_TILE_W * SUMS_TILE_H) {
         int ty = i / SUMS_SPAN_W, tx = i % SUMS_SPAN_W;
 
-        tile[ty][tx] = src[min(y0 + ty, height - 1) * width +
-                           min(x0 + tx, width - 1)];
+        tile[ty][tx] = DENOISE_RING_SAMPLE(src + min(y0 + ty, height - 1) * width +
+                                           min(x0 + tx, width - 1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = ly; r < SUMS_SPAN_H; r += SUMS_TILE_H) {
@@ -209,7 +218,8 @@ void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
  * (nlmeans_patch_sums) or, where that is NULL, summed from its samples in
  * 'plane' (planes of 'width' samples across): the same sums either way.
  */
-static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane, int width,
+static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane,
+                               uint channel_stride, int ring_channel, int width,
                                __global const float2 *sums, const uint *pos,
                                int count, int patch, float threshold)
 {
@@ -218,7 +228,8 @@ static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane, int width,
 
     for (int k = 0; k < count; k++) {
         float2 s = sums ? sums[pos[k]] :
-                          nlmeans_patch_sum(plane, pos[k], width, patch);
+                          nlmeans_patch_sum(plane, channel_stride, ring_channel,
+                                            pos[k], width, patch);
 
         sum    += s.x;
         sum_sq += s.y;
@@ -240,6 +251,7 @@ __kernel void nlmeans_weights(__global const DENOISE_RING_T *frames,
                               __global const float2 *sums,
                               int channels,
                               uint channel_stride,
+                              int ring_channel,
                               int patch,
                               int nx,
                               int ny,
@@ -287,7 +299,8 @@ __kernel void nlmeans_weights(__global const DENOISE_RING_T *frames,
 #pragma unroll
     for (int c = 0; c < SEARCH_CHANNELS; c++) {
         if (c < channels && flat) {
-            means[c] = nlmeans_flat_mean(frames + c * channel_stride, width,
+            means[c] = nlmeans_flat_mean(frames + c * channel_stride,
+                                         channel_stride, ring_channel, width,
                                          sums ? sums + c * channel_stride : NULL,
                                          pos, count, patch,
                                          nlmeans_channel_value(flat_thresholds, c));
@@ -312,6 +325,7 @@ __kernel void nlmeans_weights(__global const DENOISE_RING_T *frames,
 static void aggregate_sample(__global const DENOISE_RING_T *frames,
                              int channels,
                              uint channel_stride,
+                             int ring_channel,
                              __global float *dst0,
                              __global float *dst1,
                              __global float *dst2,
@@ -372,7 +386,8 @@ static void aggregate_sample(__global const DENOISE_RING_T *frames,
 #pragma unroll
                     for (int c = 0; c < SEARCH_CHANNELS; c++)
                         if (c < channels)
-                            est[c] += w[k] * frames[c * channel_stride + p[k] + offset];
+                            est[c] += w[k] * DENOISE_RING_SAMPLE(frames + c * channel_stride +
+                                                                 p[k] + offset);
                 }
             }
 #pragma unroll
@@ -398,18 +413,19 @@ static void aggregate_sample(__global const DENOISE_RING_T *frames,
  * patches have constant bounds; the same sums). */
 #define NLMEANS_AGGREGATE_KERNEL(name, patch_, step_)                         \
 __kernel void name(__global const DENOISE_RING_T *frames, int channels,     \
-                   uint channel_stride, __global float *dst0,               \
-                   __global float *dst1, __global float *dst2, int width,   \
-                   int height, int patch, int step, int nx, int ny,         \
-                   int gy_first, int table_rows, int y_first, int y_end,    \
+                   uint channel_stride, int ring_channel,                   \
+                   __global float *dst0, __global float *dst1,              \
+                   __global float *dst2, int width, int height, int patch,  \
+                   int step, int nx, int ny, int gy_first, int table_rows,  \
+                   int y_first, int y_end,                                  \
                    __global const uint *positions,                          \
                    __global const float *weights,                           \
                    __global const float *flat_means)                        \
 {                                                                            \
-    aggregate_sample(frames, channels, channel_stride, dst0, dst1, dst2,     \
-                     width, height, patch_, step_, nx, ny, gy_first,         \
-                     table_rows, y_first, y_end, positions, weights,         \
-                     flat_means);                                            \
+    aggregate_sample(frames, channels, channel_stride, ring_channel, dst0,   \
+                     dst1, dst2, width, height, patch_, step_, nx, ny,       \
+                     gy_first, table_rows, y_first, y_end, positions,        \
+                     weights, flat_means);                                   \
 }
 
 NLMEANS_AGGREGATE_KERNEL(nlmeans_aggregate, patch, step)

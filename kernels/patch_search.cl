@@ -45,7 +45,10 @@
  * A frame may have 'channels' channels (1 to 3), each a ring of its own,
  * channel c starting 'channel_stride' * c samples after the first; positions
  * are those of channel 0. The distance of two patches is then the sum over
- * the channels of their squared differences times channel_weights[c].
+ * the channels of their squared differences times channel_weights[c]. With
+ * DENOISE_RING_RGB the rings hold R, G and B bytes 'channel_stride' samples
+ * apart, and the one channel searched is their opponent channel
+ * 'ring_channel' (DENOISE_RING_SAMPLE(), denoise_common.cl).
  *
  * A launch covers the rows gy_first to ny - 1 of the grid (a band, so that
  * the tables of a large frame need not be held at once). Output, one table
@@ -97,8 +100,8 @@ static float search_channel_weight(float4 weights, int c)
 static float search_distance(__global const DENOISE_RING_T *a,
                              __global const DENOISE_RING_T *b,
                              int width, int patch, int block, int channels,
-                             uint channel_stride, float4 channel_weights,
-                             float limit)
+                             uint channel_stride, int ring_channel,
+                             float4 channel_weights, float limit)
 {
     float ssd = 0.0f;
 
@@ -112,7 +115,7 @@ static float search_distance(__global const DENOISE_RING_T *a,
                 __global const DENOISE_RING_T *bc = b + c * channel_stride + j * width;
                 float sum = 0.0f;
                 for (int i = k; i < k + block; i++) {
-                    float d = ac[i] - bc[i];
+                    float d = DENOISE_RING_SAMPLE(ac + i) - DENOISE_RING_SAMPLE(bc + i);
                     sum = fma(d, d, sum);
                 }
                 blocks += search_channel_weight(channel_weights, c) * sum;
@@ -275,6 +278,7 @@ static void search_keys_store(const uint *keys, int shift, int width,
  * neighbouring work-items read neighbouring addresses; then a barrier.
  */
 static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane,
+                                 uint channel_stride, int ring_channel,
                                  int width, int height, int x_base, int y_base, int rw,
                                  int rh, int block, __local float *ref_tile)
 {
@@ -286,7 +290,8 @@ static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane,
         int py = min(y_base + ry, height - 1);
         for (int rx = lx; rx < rw; rx += TILE) {
             int px = min(x_base + rx, width - 1);
-            ref_tile[ry * rw + (rx % block) * nbx + rx / block] = ref_plane[py * width + px];
+            ref_tile[ry * rw + (rx % block) * nbx + rx / block] =
+                DENOISE_RING_SAMPLE(ref_plane + py * width + px);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -314,6 +319,7 @@ static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane,
 __kernel void patch_search(__global const DENOISE_RING_T *frames,
                            int channels,
                            uint channel_stride,
+                           int ring_channel,
                            float4 channel_weights,
                            int width,
                            int height,
@@ -366,7 +372,7 @@ __kernel void patch_search(__global const DENOISE_RING_T *frames,
                     continue;
                 d = search_distance(frames + ref_pos, frames + cpos, width,
                                     patch, block, channels, channel_stride,
-                                    channel_weights, dist[NB - 1]);
+                                    ring_channel, channel_weights, dist[NB - 1]);
                 if (d < dist[NB - 1])
                     search_insert(dist, pos, d, cpos);
             }
@@ -421,6 +427,7 @@ __kernel __attribute__((reqd_work_group_size(EDGE_LANES, 1, 1)))
 void patch_search_edge(__global const DENOISE_RING_T *frames,
                        int channels,
                        uint channel_stride,
+                       int ring_channel,
                        float4 channel_weights,
                        int width,
                        int height,
@@ -474,8 +481,8 @@ void patch_search_edge(__global const DENOISE_RING_T *frames,
         if (ref_first && cpos == ref_pos)
             continue;
         d = search_distance(frames + ref_pos, frames + cpos, width, patch,
-                            block, channels, channel_stride, channel_weights,
-                            dist[NB - 1]);
+                            block, channels, channel_stride, ring_channel,
+                            channel_weights, dist[NB - 1]);
         if (d < dist[NB - 1])
             search_insert(dist, key, d, k);
     }
@@ -573,6 +580,7 @@ static DENOISE_INLINE void search_sum_blocks(__global const DENOISE_RING_T *plan
                                              __global const DENOISE_RING_T *ref_plane,
                                              int channels,
                                              uint channel_stride,
+                                             int ring_channel,
                                              float4 channel_weights,
                                              int width,
                                              int height,
@@ -611,11 +619,12 @@ static DENOISE_INLINE void search_sum_blocks(__global const DENOISE_RING_T *plan
                 sum[u] = 0.0f;
             for (int i = 0; i < block; i++) {
                 int rx  = bx * block + i;
-                float r = c ? ref_c[min(x_base + rx, width - 1)] : ref_row[i * nbx + bx];
+                float r = c ? DENOISE_RING_SAMPLE(ref_c + min(x_base + rx, width - 1)) :
+                              ref_row[i * nbx + bx];
                 int px  = x_base + rx + dx0;
 #pragma unroll
                 for (int u = 0; u < UNROLL; u++) {
-                    float d = r - row[clamp(px + u, 0, width - 1)];
+                    float d = r - DENOISE_RING_SAMPLE(row + clamp(px + u, 0, width - 1));
                     sum[u] = fma(d, d, sum[u]);
                 }
             }
@@ -639,6 +648,8 @@ static DENOISE_INLINE void search_sum_blocks(__global const DENOISE_RING_T *plan
 /* The squares' first stage: sums[(u * nby + by) * nbx + bx] for the
  * region's nbx x nby blocks, the work-items taking them in turn. */
 static DENOISE_INLINE void search_sum_squares(__global const DENOISE_RING_T *plane,
+                                              uint channel_stride,
+                                              int ring_channel,
                                               int width,
                                               int height,
                                               int x_base,
@@ -674,7 +685,7 @@ static DENOISE_INLINE void search_sum_squares(__global const DENOISE_RING_T *pla
 #pragma unroll
             for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
                 if (k < block + unroll - 1)
-                    cand[k] = row[clamp(px0 + k, 0, width - 1)];
+                    cand[k] = DENOISE_RING_SAMPLE(row + clamp(px0 + k, 0, width - 1));
 #pragma unroll
             for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
                 if (k < block) {
@@ -703,6 +714,8 @@ static DENOISE_INLINE void search_sum_squares(__global const DENOISE_RING_T *pla
 /* The rows' first stage: sums[(u * rh + ry) * TILE + tx] for the row ry of
  * the region in the patch of reference column tx. */
 static DENOISE_INLINE void search_sum_rows(__global const DENOISE_RING_T *plane,
+                                           uint channel_stride,
+                                           int ring_channel,
                                            int width,
                                            int height,
                                            int x_base,
@@ -735,7 +748,7 @@ static DENOISE_INLINE void search_sum_rows(__global const DENOISE_RING_T *plane,
 #pragma unroll
         for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
             if (k < patch + unroll - 1)
-                cand[k] = row[clamp(px0 + k, 0, width - 1)];
+                cand[k] = DENOISE_RING_SAMPLE(row + clamp(px0 + k, 0, width - 1));
 #pragma unroll
         for (int u = 0; u < unroll; u++)
             sum[u] = h[u] = 0.0f;
@@ -768,6 +781,7 @@ static DENOISE_INLINE void search_sum_rows(__global const DENOISE_RING_T *plane,
 static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
                                          int channels,
                                          uint channel_stride,
+                                         int ring_channel,
                                          float4 channel_weights,
                                          int width,
                                          int height,
@@ -822,8 +836,8 @@ static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
     float dist[NB];
     uint pos[NB];   /* with keys: the keys */
 
-    search_load_ref_tile(ref_plane, width, height, x_base, y_base, rw, rh, block,
-                         ref_tile);
+    search_load_ref_tile(ref_plane, channel_stride, ring_channel, width, height,
+                         x_base, y_base, rw, rh, block, ref_tile);
 
     if (keys)
         search_keys_init(pos, ref_first);
@@ -837,18 +851,19 @@ static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
         for (int dy = -radius; dy <= radius; dy++) {
             for (int dx0 = -radius; dx0 <= radius; dx0 += unroll) {
                 if (rows)
-                    search_sum_rows(plane, width, height, x_base, y_base, dx0, dy,
-                                    rw, rh, nbx, patch, step, block, weight,
-                                    ref_tile, sums, unroll);
+                    search_sum_rows(plane, channel_stride, ring_channel, width,
+                                    height, x_base, y_base, dx0, dy, rw, rh, nbx,
+                                    patch, step, block, weight, ref_tile, sums,
+                                    unroll);
                 else if (squares)
-                    search_sum_squares(plane, width, height, x_base, y_base, dx0,
-                                       dy, rw, nbx, nby, block, ref_tile, sums,
-                                       unroll);
+                    search_sum_squares(plane, channel_stride, ring_channel, width,
+                                       height, x_base, y_base, dx0, dy, rw, nbx,
+                                       nby, block, ref_tile, sums, unroll);
                 else
                     search_sum_blocks(plane, ref_plane, channels, channel_stride,
-                                      channel_weights, width, height, x_base,
-                                      y_base, dx0, dy, rw, rh, nbx, block,
-                                      ref_tile, sums);
+                                      ring_channel, channel_weights, width,
+                                      height, x_base, y_base, dx0, dy, rw, rh,
+                                      nbx, block, ref_tile, sums);
                 barrier(CLK_LOCAL_MEM_FENCE);
 
                 /* each patch: its pieces along each row, then the rows (in
@@ -904,18 +919,18 @@ static DENOISE_INLINE void search_shared(__global const DENOISE_RING_T *frames,
 #define SEARCH_WG_KERNEL(name, body, patch_, step_, block_)                  \
 __kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))               \
 void name(__global const DENOISE_RING_T *frames, int channels,             \
-          uint channel_stride, float4 channel_weights, int width,           \
-          int height, int first_slot,                                       \
+          uint channel_stride, int ring_channel, float4 channel_weights,    \
+          int width, int height, int first_slot,                            \
           int nb_frames, int ring, int ref_slot, int patch, int step,       \
           int block, int radius, int nx, int ny, int regular_nx,            \
           int regular_ny, int gy_first, int ref_first,                      \
           __global uint *positions, __global float *distances,              \
           __local float *ref_tile, __local float *sums)                     \
 {                                                                            \
-    body(frames, channels, channel_stride, channel_weights, width, height,   \
-         first_slot, nb_frames, ring, ref_slot, patch_, step_, block_,       \
-         radius, nx, ny, regular_nx, regular_ny, gy_first, ref_first,        \
-         positions, distances, ref_tile, sums);                              \
+    body(frames, channels, channel_stride, ring_channel, channel_weights,    \
+         width, height, first_slot, nb_frames, ring, ref_slot, patch_,       \
+         step_, block_, radius, nx, ny, regular_nx, regular_ny, gy_first,    \
+         ref_first, positions, distances, ref_tile, sums);                   \
 }
 
 /* search_shared by blocks with SEARCH_UNROLL offsets a pass; by squares

@@ -1578,7 +1578,8 @@ static int run_search_kernel(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     size_t local2 = kernel == ds->rows_entry ? ds->rows_local : ds->tile_local[1];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
-        DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(ch->ring_channel), DENOISE_ARG(weights),
+        DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
         DENOISE_ARG(win->first_slot), DENOISE_ARG(win->nb_frames),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->block),
@@ -1624,7 +1625,8 @@ static int run_edge_search(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     int nb_edge = edge_column + (edge_row ? ds->nx : 0);
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
-        DENOISE_ARG(weights), DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
+        DENOISE_ARG(ch->ring_channel), DENOISE_ARG(weights),
+        DENOISE_ARG(ds->width), DENOISE_ARG(ds->height),
         DENOISE_ARG(win->first_slot), DENOISE_ARG(win->nb_frames),
         DENOISE_ARG(win->ring), DENOISE_ARG(win->ref_slot),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->block),

@@ -238,15 +238,19 @@ typedef struct DenoiseFrameQueue {
  * The channels a patch distance is summed over (joint colour): nb planes
  * (or rings of planes) of the same size, 'stride' samples apart in one
  * buffer, the squared differences of channel c multiplied by weight[c].
+ * In a program built with DENOISE_RING_RGB (denoise_common.cl), one
+ * channel, opponent channel ring_channel of the rings of R, G and B bytes
+ * that start 'stride' samples apart.
  */
 typedef struct DenoiseChannels {
     int nb;
     unsigned stride;
     float weight[DENOISE_MAX_CHANNELS];
+    int ring_channel;
 } DenoiseChannels;
 
 /** One channel: the distance is the plain sum of squared differences. */
-#define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f } })
+#define DENOISE_CHANNELS_SINGLE ((DenoiseChannels) { 1, 0, { 1.0f, 1.0f, 1.0f }, 0 })
 
 /** The special values of the sigma option. */
 #define DENOISE_SIGMA_AUTO  -1

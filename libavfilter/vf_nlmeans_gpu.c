@@ -98,6 +98,7 @@ typedef struct NLMeansGPUContext {
     int   causal;
 
     int mode;                   ///< enum NLMeansColor of these frames
+    int ring_rgb;               ///< opponent colours read from rings of R, G, B bytes
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_nlmeans_patch_sums;
     cl_kernel kernel_nlmeans_patch_sums_p8;  ///< for 8x8 patches
@@ -106,7 +107,7 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames (bytes with dn.load_bytes)
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    cl_mem stack;               ///< joint colour: the rings of the three channels
+    cl_mem stack;               ///< joint colour or ring_rgb: the rings of the three channels
     /* The components are filtered one after the other, in order on one
      * queue: they share the buffers below, each sized for the largest. */
     cl_mem sums;                ///< patch sums of the planes searched (NULL with a window)
@@ -164,7 +165,8 @@ static int nb_search_channels(const NLMeansGPUContext *s, int c)
  * The channels searched together for component c, in rings of 'ring'
  * frames. The squared differences of channel i are divided by its noise
  * variance and multiplied by that of channel 0, so that the distance keeps
- * the scale of channel 0's noise, which the weights assume.
+ * the scale of channel 0's noise, which the weights assume. With rings of
+ * RGB bytes, opponent channel c of the three rings.
  */
 static void search_channels(const NLMeansGPUContext *s, int c,
                             DenoiseChannels *ch)
@@ -173,6 +175,10 @@ static void search_channels(const NLMeansGPUContext *s, int c,
     float sigma0 = component_sigma(s, c);
 
     *ch = DENOISE_CHANNELS_SINGLE;
+    if (s->ring_rgb) {
+        ch->stride       = s->dn.fq.ring * comp->width * comp->height;
+        ch->ring_channel = c;
+    }
     if (s->mode != COLOR_JOINT)
         return;
     ch->nb     = nb_search_channels(s, c);
@@ -218,9 +224,10 @@ static int set_plane_params(AVFilterContext *avctx, int c)
     int research = chroma && s->research_size_uv ? s->research_size_uv : s->research_size;
     int reduced  = FFMIN3(patch, comp->width, comp->height);
     DenoiseSearch *ds = &s->search[c];
-    /* the planes hold integers where they hold bytes (nlmeans_gpu_init());
-     * per reference patch: its neighbours' positions and weights, and the
-     * flat means of its channels */
+    /* the planes hold integers where they hold bytes (nlmeans_gpu_init()),
+     * but not the opponent channels read from bytes of RGB; per reference
+     * patch: its neighbours' positions and weights, and the flat means of
+     * its channels */
     const DenoiseSearchParams par = {
         .width           = comp->width,
         .height          = comp->height,
@@ -228,7 +235,7 @@ static int set_plane_params(AVFilterContext *avctx, int c)
         .step            = FFMIN(s->step, reduced),
         .radius          = research / 2,
         .channels        = nb_search_channels(s, c),
-        .integer_samples = s->dn.load_bytes,
+        .integer_samples = s->dn.load_bytes && !s->ring_rgb,
         .max_frames      = s->past + 1 + s->future,
         .ref_bytes       = s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
                            nb_search_channels(s, c) * sizeof(cl_float),
@@ -261,13 +268,13 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
         return AVERROR(ENOMEM);
-    if (s->mode != COLOR_JOINT || c >= 3) {
+    if ((s->mode != COLOR_JOINT && !s->ring_rgb) || c >= 3) {
         s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sample);
         if (!s->src[c])
             return AVERROR(ENOMEM);
     }
-    if (nb_channels > 1) {
-        s->stack = ff_denoise_opencl_alloc(avctx, nb_channels * ring * samples * sample);
+    if (nb_channels > 1 || (s->ring_rgb && c == 0)) {
+        s->stack = ff_denoise_opencl_alloc(avctx, 3 * ring * samples * sample);
         if (!s->stack)
             return AVERROR(ENOMEM);
     }
@@ -322,6 +329,7 @@ static int build_program(AVFilterContext *avctx)
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
     av_bprintf(&defines, "#define SEARCH_CHANNELS %d\n", s->mode == COLOR_JOINT ? 3 : 1);
+    av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -385,13 +393,15 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
     size->ring  = s->past + s->future + 1;
     /* 8-bit frames are kept as bytes, the integers that float planes
      * would hold, in a quarter of the memory, and searched faster (on an
-     * H200, 10 % at 1080p, 15 % with a window of 9 frames); not opponent
-     * colours nor sigma=curve's transform, which make fractions of them */
-    s->dn.load_bytes = ff_denoise_opencl_bytes_possible(&s->dn) &&
-                       s->mode != COLOR_OPPONENT;
+     * H200, 10 % at 1080p, 15 % with a window of 9 frames), unless
+     * sigma=curve's transform makes fractions of them; in opponent colours
+     * the R, G and B bytes, whose opponent channels the kernels compute as
+     * they read them (denoise_ring_at()) */
+    s->dn.load_bytes = ff_denoise_opencl_bytes_possible(&s->dn);
+    s->ring_rgb      = s->dn.load_bytes && s->mode == COLOR_OPPONENT;
     /* neighbour positions and the channels' samples are 32-bit indices */
     if ((uint64_t)width * height * size->ring *
-        (s->mode == COLOR_JOINT ? 3 : 1) > UINT32_MAX) {
+        (s->mode == COLOR_JOINT || s->ring_rgb ? 3 : 1) > UINT32_MAX) {
         av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
                width, height, size->ring > 1 ? " for this window" : "");
         return AVERROR(EINVAL);
@@ -451,7 +461,7 @@ static int compute_weights(AVFilterContext *avctx, int c, cl_mem frames,
     cl_float4 flat = flat_thresholds(s, c, ch);
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ds->width), DENOISE_ARG(sums),
-        DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(ch->nb), DENOISE_ARG(stride), DENOISE_ARG(ch->ring_channel),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->nx),
         DENOISE_ARG(rows), DENOISE_ARG(bias), DENOISE_ARG(inv_scale),
         DENOISE_ARG(s->kernel_type), DENOISE_ARG(flat),
@@ -483,6 +493,7 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
     cl_mem dst2 = s->dst[ch->nb > 2 ? c + 2 : c];
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(frames), DENOISE_ARG(ch->nb), DENOISE_ARG(stride),
+        DENOISE_ARG(ch->ring_channel),
         DENOISE_ARG(s->dst[c]), DENOISE_ARG(dst1), DENOISE_ARG(dst2),
         DENOISE_ARG(comp->width), DENOISE_ARG(comp->height),
         DENOISE_ARG(ds->patch), DENOISE_ARG(ds->step), DENOISE_ARG(ds->nx),
@@ -501,11 +512,12 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
 }
 
 /* The planes searched for the groups of component c: its ring, or with
- * joint colour the rings of the three channels, one after the other. */
+ * joint colour or rings of RGB bytes the rings of the three channels, one
+ * after the other. */
 static cl_mem search_planes(const NLMeansGPUContext *s, int c,
                             const DenoiseChannels *ch)
 {
-    return ch->nb > 1 ? s->stack : s->src[c];
+    return ch->nb > 1 || (s->ring_rgb && c < 3) ? s->stack : s->src[c];
 }
 
 /*
@@ -522,9 +534,11 @@ static int compute_patch_sums(AVFilterContext *avctx, int c, cl_mem frames,
 
     av_assert0(s->dn.fq.ring == 1);
     for (cl_int plane = 0; plane < ch->nb; plane++) {
+        cl_uint stride = ch->stride;
         const OpenCLKernelArg args[] = {
             DENOISE_ARG(frames), DENOISE_ARG(plane), DENOISE_ARG(ds->width),
-            DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(s->sums),
+            DENOISE_ARG(ds->height), DENOISE_ARG(ds->patch), DENOISE_ARG(stride),
+            DENOISE_ARG(ch->ring_channel), DENOISE_ARG(s->sums),
         };
         /* DENOISE_IO_ROWS positions a work-item, work-groups of 16x8
          * (nlmeans_patch_sums_p8's) */
@@ -614,8 +628,9 @@ static int denoise_frame(AVFilterContext *avctx, int64_t t, int64_t last,
 
 /*
  * A new frame into its slot: each selected component into its ring (with
- * joint colour the three channels into theirs in the stack), RGB turned
- * into opponent channels in opponent mode.
+ * joint colour or rings of RGB bytes the three channels into theirs in the
+ * stack), RGB turned into opponent channels in opponent mode unless the
+ * rings hold its bytes.
  */
 static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
 {
@@ -624,13 +639,13 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
     int slots[DENOISE_MAX_COMPONENTS];
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
-        int joint = s->mode == COLOR_JOINT && c < 3;
+        int stacked = (s->mode == COLOR_JOINT || s->ring_rgb) && c < 3;
 
-        rings[c] = joint ? s->stack : s->src[c];
-        slots[c] = joint ? c * s->dn.fq.ring + slot : slot;
+        rings[c] = stacked ? s->stack : s->src[c];
+        slots[c] = stacked ? c * s->dn.fq.ring + slot : slot;
     }
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
-                                        s->mode == COLOR_OPPONENT);
+                                        s->mode == COLOR_OPPONENT && !s->ring_rgb);
 }
 
 static const DenoiseQueueOps nlmeans_queue_ops = {

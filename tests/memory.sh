@@ -29,11 +29,12 @@
 #   (gbrp) keeps its R, G and B bytes in those rings (since 2026-11-27,
 #   opponent channels in floats before): three times gray's per pixel.
 # - nlmeans_gpu's state per sample with a temporal window: each frame of
-#   the window a byte per channel in the ring (8-bit frames; a float with
-#   opponent colours or sigma=curve), and each future frame its input frame
-#   (a byte per channel) waiting for output; no patch sums. Until
-#   2026-12-01 a float and two floats of patch sums per channel: 12 and 13
-#   bytes in gray.
+#   the window a byte per channel in the ring (8-bit frames, in opponent
+#   colours the R, G and B bytes; a float with sigma=curve), and each
+#   future frame its input frame (a byte per channel) waiting for output;
+#   no patch sums. Until 2026-12-01 a float and two floats of patch sums
+#   per channel: 12 and 13 bytes in gray; opponent colours' floats, 12 and
+#   15 bytes in gbrp, until the second session of that day.
 # - nlmeans_gpu's components share the patch sums and the tables: each
 #   plane selected beyond the first adds only its ring (a byte per sample,
 #   8-bit frames, no window) and its output plane (a float). Until
@@ -207,7 +208,7 @@ per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gray 1 
 per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gbrp 6 114
 per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gbrp 3 54
 per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gray 1 2
-per_frame "nlmeans_gpu window state, opponent colours" "nlmeans_gpu=sigma=20" gbrp 12 15
+per_frame "nlmeans_gpu window state, opponent colours" "nlmeans_gpu=sigma=20" gbrp 3 6
 per_frame "nlmeans_gpu window state, joint" "nlmeans_gpu=sigma=20:color=joint" gbrp 3 6
 per_frame "nlmeans_gpu window state, sigma=curve" "nlmeans_gpu=sigma=curve" gray 4 5
 per_plane "nlmeans_gpu shared buffers" "nlmeans_gpu=sigma=20:color=planes" gbrp 5

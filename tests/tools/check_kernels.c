@@ -606,31 +606,39 @@ static cl_program build_program(int nb, int haar, int int64_atomics, int bior,
 /*
  * nlmeans_gpu's program with NB_NEIGHBORS = NB (its default n) and
  * SEARCH_CHANNELS 3 (joint colour) or 1, with rings of floats or (bytes)
- * of bytes, as build_program() of vf_nlmeans_gpu.c builds it.
+ * of bytes, or (rgb, one search channel) of the R, G, B bytes of opponent
+ * colours, as build_program() of vf_nlmeans_gpu.c builds it.
  */
-static cl_program build_nlmeans_program(int search_channels, int bytes)
+static cl_program build_nlmeans_program(int search_channels, int bytes, int rgb)
 {
-    char defines[128];
+    char defines[160];
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n"
-             "#define DENOISE_RING_T %s\n", NB, search_channels,
-             bytes ? "uchar" : "float");
+             "#define DENOISE_RING_T %s\n#define DENOISE_RING_RGB %d\n", NB,
+             search_channels, bytes || rgb ? "uchar" : "float", rgb);
     return build_sources(defines, SRC_NLMEANS, SRC_NLMEANS);
 }
 
 /* The programs of nlmeans_gpu's rings of bytes, 1 and 3 search channels,
- * built at their first use: the searches' checks run each case of integer
- * samples on them too. */
-static cl_program byte_programs[2];
+ * and of RGB bytes, built at their first use: the searches' checks run each
+ * case of integer samples on them too. */
+static cl_program byte_programs[2], rgb_program;
 
 static cl_program byte_search_program(int search_channels)
 {
     cl_program *prog = &byte_programs[search_channels > 1];
 
     if (!*prog)
-        *prog = build_nlmeans_program(search_channels, 1);
+        *prog = build_nlmeans_program(search_channels, 1, 0);
     return *prog;
+}
+
+static cl_program rgb_search_program(void)
+{
+    if (!rgb_program)
+        rgb_program = build_nlmeans_program(1, 1, 1);
+    return rgb_program;
 }
 
 /* The rings of frames of vbm3d_gpu's program: floats, bytes (8-bit
@@ -1897,7 +1905,7 @@ static int search_kernel_fits(cl_kernel k, int kernel, int patch, int step)
  * the patches a kernel leaves must stay as they were.
  */
 static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
-                        const SearchCase *sc)
+                        cl_kernel krgb, const SearchCase *sc)
 {
     const int w = sc->width, h = sc->height, patch = sc->patch;
     const size_t plane = (size_t)w * h;
@@ -1935,8 +1943,16 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
     uint8_t *frame_bytes = alloc_or_die(samples);
     cl_float4 weights = { .s = { 1.0f, 1.0f, 1.0f, 0.0f } };
     size_t local0, local1;
-    /* integer samples of 0 .. 255: again from a ring of bytes */
+    /* integer samples of 0 .. 255: again from a ring of bytes; and with
+     * krgb (one channel, the kernels of fractional samples), as opponent
+     * channel opp_channel of rings of R, G, B bytes whose R ring holds
+     * them, against the search of that channel's floats */
     int passes = kbytes && (sc->stripes || (sc->levels > 0 && sc->levels <= 256)) ? 2 : 1;
+    int rgb_pass = krgb && channels == 1 && !sc->stripes && sc->levels > 0 &&
+                   sc->levels <= 256 ? passes++ : -1;
+    cl_int opp_channel = rnd(3);
+    uint8_t *rgb_bytes = rgb_pass >= 0 ? alloc_or_die(3 * samples) : NULL;
+    float *opponent = rgb_pass >= 0 ? alloc_or_die(samples * sizeof(float)) : NULL;
 
     for (int ch = 0; ch < 3 && channels > 1; ch++)
         weights.s[ch] = sc->weights[ch];
@@ -1955,6 +1971,16 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
     }
     for (size_t j = 0; j < samples; j++)
         frame_bytes[j] = (uint8_t)frames[j];
+    for (size_t j = 0; rgb_bytes && j < samples; j++) {
+        float o[3];
+
+        rgb_bytes[j] = frame_bytes[j];
+        rgb_bytes[j + samples]     = (uint8_t)rnd(sc->levels);
+        rgb_bytes[j + 2 * samples] = (uint8_t)rnd(sc->levels);
+        opponent_forward(rgb_bytes[j], rgb_bytes[j + samples],
+                         rgb_bytes[j + 2 * samples], o);
+        opponent[j] = o[opp_channel];
+    }
     /* entries the kernel must not write (skipped patches) */
     for (size_t j = 0; j < refs * NB; j++) {
         pos_exp[j]  = 0xdeadbeef;
@@ -1963,15 +1989,20 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
     search_local_sizes(sc->kernel, patch, step, block, &local0, &local1);
     if (sc->kernel == SEARCH_SQUARES)
         search_local_sizes(SEARCH_TILED, patch, step, block, &local0, &local1);
-    for (int bytes = 0; bytes < passes; bytes++) {
+    for (int pass = 0; pass < passes; pass++) {
         /* run_search_kernel(): the per-patch kernel with skip_nx, skip_ny,
          * a work-group kernel with regular_nx, regular_ny and its local
          * buffers */
         int limit_nx = edge ? edge_column : tiled ? regular_nx : skip_nx;
         int limit_ny = edge ? last_row : tiled ? regular_ny : skip_ny;
-        cl_kernel kp = bytes ? kbytes : k;
-        cl_mem bframes = bytes ? new_buffer(samples, frame_bytes) :
+        int rgb   = pass == rgb_pass;
+        int bytes = pass && !rgb;
+        cl_kernel kp = rgb ? krgb : bytes ? kbytes : k;
+        cl_mem bframes = rgb ? new_buffer(3 * samples, rgb_bytes) :
+                         bytes ? new_buffer(samples, frame_bytes) :
                                  new_buffer(samples * sizeof(float), frames);
+        cl_uint kstride = rgb ? (cl_uint)samples : stride;
+        cl_int ring_channel = rgb ? opp_channel : 0;
         cl_mem bpos, bdist;
         int failed = 0;
 
@@ -1983,28 +2014,29 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
         bdist = new_buffer(refs * NB * sizeof(float), dist_got);
         {
             const Arg args[] = {
-                ARG(bframes), ARG(channels), ARG(stride), ARG(weights), ARG(w),
-                ARG(h), ARG(sc->first_slot), ARG(sc->nb_frames), ARG(sc->ring),
-                ARG(sc->ref_slot), ARG(patch), ARG(step), ARG(block), ARG(radius),
-                ARG(nx), ARG(gy_end), ARG(limit_nx), ARG(limit_ny), ARG(gy_first),
-                ARG(sc->ref_first), ARG(bpos), ARG(bdist),
-                { local0, NULL }, { local1, NULL },
+                ARG(bframes), ARG(channels), ARG(kstride), ARG(ring_channel),
+                ARG(weights), ARG(w), ARG(h), ARG(sc->first_slot),
+                ARG(sc->nb_frames), ARG(sc->ring), ARG(sc->ref_slot), ARG(patch),
+                ARG(step), ARG(block), ARG(radius), ARG(nx), ARG(gy_end),
+                ARG(limit_nx), ARG(limit_ny), ARG(gy_first), ARG(sc->ref_first),
+                ARG(bpos), ARG(bdist), { local0, NULL }, { local1, NULL },
             };
             if (edge) {
                 if (nb_edge)
-                    run_kernel(kp, args, 22, DENOISE_SEARCH_EDGE_LANES, nb_edge,
+                    run_kernel(kp, args, 23, DENOISE_SEARCH_EDGE_LANES, nb_edge,
                                DENOISE_SEARCH_EDGE_LANES, 1);
             } else if (!tiled)
-                run_kernel(kp, args, 22, nx, gy_end - gy_first, 0, 0);
+                run_kernel(kp, args, 23, nx, gy_end - gy_first, 0, 0);
             else if (gy_first < regular_ny)
-                run_kernel(kp, args, 24, regular_nx, only_ny - gy_first,
+                run_kernel(kp, args, 25, regular_nx, only_ny - gy_first,
                            DENOISE_SEARCH_TILE, DENOISE_SEARCH_TILE);
         }
         read_buffer(bpos, refs * NB * sizeof(uint32_t), pos_got);
         read_buffer(bdist, refs * NB * sizeof(float), dist_got);
         if (!bytes)
-            search_reference(sc, frames, nx, gy_first, gy_end, skip_nx, skip_ny,
-                             only_nx, only_ny, pos_exp, dist_exp);
+            search_reference(sc, rgb ? opponent : frames, nx, gy_first, gy_end,
+                             skip_nx, skip_ny, only_nx, only_ny, pos_exp,
+                             dist_exp);
 
         c->cases++;
         for (size_t j = 0; j < refs * NB && !failed; j++) {
@@ -2017,6 +2049,9 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
                            "expected position %u distance %.9g", w, h, step, radius,
                            sc->stripes ? "stripes" : sc->levels == 1 ? "constant samples" :
                            sc->levels > 0 ? "integer samples" : "fractional samples",
+                           rgb ? (opp_channel == 0 ? " as opponent Y of rings of RGB bytes" :
+                                  opp_channel == 1 ? " as opponent U of rings of RGB bytes" :
+                                                     " as opponent V of rings of RGB bytes") :
                            bytes ? " in a ring of bytes" : "",
                            sc->nb_frames, sc->ref_first, gy_first, gy_end - 1,
                            tiled ? "regular" : "skip", tiled ? regular_nx : skip_nx,
@@ -2034,6 +2069,8 @@ static void search_case(Check *c, cl_kernel k, cl_kernel kbytes,
     }
     free(frames);
     free(frame_bytes);
+    free(rgb_bytes);
+    free(opponent);
     free(pos_got);
     free(pos_exp);
     free(dist_got);
@@ -2089,9 +2126,13 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                    kernel == SEARCH_ROWS ? 5 : 3;
     int work_group = kernel != SEARCH_PATCH && kernel != SEARCH_EDGE;
     cl_kernel k = get_kernel(prog, search_kernels[entry].name);
-    /* nlmeans_gpu's rings of bytes: the same kernel, reading bytes */
+    /* nlmeans_gpu's rings of bytes: the same kernel, reading bytes; and
+     * of RGB bytes, for the kernels of fractional samples (opponent
+     * channels), those of one channel */
     cl_kernel kbytes = get_kernel(byte_search_program(joint ? 3 : 1),
                                   search_kernels[entry].name);
+    cl_kernel krgb = joint || kernel == SEARCH_SQUARES || search_kernels[entry].keys ?
+                     NULL : get_kernel(rgb_search_program(), search_kernels[entry].name);
     Check c;
     int n = 0, runnable = 0;
     char joint_name[64];
@@ -2144,7 +2185,7 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
                 /* joint colour: channel 0 of weight 1, as the filter's */
                 for (int ch = 1; ch < channels; ch++)
                     sc.weights[ch] = rndf(0.25f, 4.0f);
-                search_case(&c, k, kbytes, &sc);
+                search_case(&c, k, kbytes, krgb, &sc);
             }
         }
     }
@@ -2174,11 +2215,13 @@ static void check_search(cl_program prog, int entry, int channels, int joint)
         }
         for (int ch = 1; ch < channels; ch++)
             sc.weights[ch] = rndf(0.25f, 4.0f);
-        search_case(&c, k, kbytes, &sc);
+        search_case(&c, k, kbytes, krgb, &sc);
     }
     check_end(&c);
     clReleaseKernel(k);
     clReleaseKernel(kbytes);
+    if (krgb)
+        clReleaseKernel(krgb);
 }
 
 /*
@@ -2198,7 +2241,7 @@ static void check_joint_search(void)
         if (!selected(search_kernels[entries[e]].name))
             continue;
         if (!prog)
-            prog = build_nlmeans_program(3, 0);
+            prog = build_nlmeans_program(3, 0, 0);
         check_search(prog, entries[e], 3, 1);
         check_search(prog, entries[e], 1, 1);
     }
@@ -2680,6 +2723,7 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     float *s_got = alloc_or_die(2 * channels * stride * sizeof(float));
     float *s_exp = alloc_or_die(2 * channels * stride * sizeof(float));
     cl_uint cstride = stride;
+    cl_int ring_channel = 0;
     int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
     cl_mem bframes, bsums, bpos, bweights, bmeans, bsums_arg;
 
@@ -2734,10 +2778,10 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
         cl_int index = ch * (stride / plane);
         const Arg args[] = {
             ARG(bframes), ARG(index), ARG(width), ARG(height), ARG(patch),
-            ARG(bsums),
+            ARG(cstride), ARG(ring_channel), ARG(bsums),
         };
         if (ksums)
-            run_kernel(ksums, args, 6, width - patch + 1,
+            run_kernel(ksums, args, 8, width - patch + 1,
                        io_rows(height - patch + 1), 16, 8);
         nlmeans_patch_sums_reference(frames + ch * stride, width, height,
                                      patch, s_exp + 2 * ch * stride);
@@ -2746,11 +2790,11 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     {
         const Arg args[] = {
             ARG(bframes), ARG(width), ARG(bsums_arg), ARG(channels),
-            ARG(cstride), ARG(patch), ARG(nx), ARG(ny), ARG(bias),
-            ARG(inv_scale), ARG(kernel_type), ARG(flat), ARG(bpos),
+            ARG(cstride), ARG(ring_channel), ARG(patch), ARG(nx), ARG(ny),
+            ARG(bias), ARG(inv_scale), ARG(kernel_type), ARG(flat), ARG(bpos),
             ARG(bweights), ARG(bmeans),
         };
-        run_kernel(kweights, args, 15, nx, ny, 0, 0);
+        run_kernel(kweights, args, 16, nx, ny, 0, 0);
     }
     if (ksums)
         read_buffer(bsums, 2 * channels * stride * sizeof(float), s_got);
@@ -2838,7 +2882,7 @@ static void check_nlmeans_weights(void)
     static const struct { int nx, ny; } grids[] = { { 1, 1 }, { 3, 2 }, { 17, 9 } };
     /* (SEARCH_CHANNELS, channels) */
     static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
-    cl_program progs[2] = { build_nlmeans_program(1, 0), build_nlmeans_program(3, 0) };
+    cl_program progs[2] = { build_nlmeans_program(1, 0, 0), build_nlmeans_program(3, 0, 0) };
     int64_t max_ulps = 0;
     Check c;
     int n = 0;
@@ -3005,6 +3049,7 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
     const size_t plane = (size_t)w * h;
     /* DenoiseChannels.stride: the rings of the channels, one after the other */
     cl_uint stride;
+    cl_int ring_channel = 0;
     size_t refs;
     float *frames, *got[3], *exp[3], *weights, *means, vmax = 0.0f;
     uint32_t *pos;
@@ -3107,12 +3152,13 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
         {
             /* aggregate(): an unused destination gets dst0 */
             const Arg args[] = {
-                ARG(bframes), ARG(channels), ARG(stride), ARG(bdst[0]),
-                ARG(bdst[1]), ARG(bdst[2]), ARG(w), ARG(h), ARG(patch),
-                ARG(step), ARG(nx), ARG(ny), ARG(gy_first), ARG(table_rows),
-                ARG(y), ARG(y_end), ARG(bpos), ARG(bweights), ARG(bmeans),
+                ARG(bframes), ARG(channels), ARG(stride), ARG(ring_channel),
+                ARG(bdst[0]), ARG(bdst[1]), ARG(bdst[2]), ARG(w), ARG(h),
+                ARG(patch), ARG(step), ARG(nx), ARG(ny), ARG(gy_first),
+                ARG(table_rows), ARG(y), ARG(y_end), ARG(bpos), ARG(bweights),
+                ARG(bmeans),
             };
-            run_kernel(k, args, 19, w, y_end - y, 0, 0);
+            run_kernel(k, args, 20, w, y_end - y, 0, 0);
         }
         release_mem(bpos);
         release_mem(bweights);
@@ -3177,7 +3223,7 @@ static void check_nlmeans_aggregate(void)
     };
     /* (SEARCH_CHANNELS, channels) */
     static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
-    cl_program progs[2] = { build_nlmeans_program(1, 0), build_nlmeans_program(3, 0) };
+    cl_program progs[2] = { build_nlmeans_program(1, 0, 0), build_nlmeans_program(3, 0, 0) };
     int64_t exact = 0, samples = 0;
     double max_ratio = 0.0;
     Check c;
@@ -4049,13 +4095,13 @@ static void bench_all(cl_program prog)
         dist = new_buffer((size_t)nx * ny * NB * sizeof(float), NULL);
         {
             const Arg args[] = {
-                ARG(buf), ARG(channels), ARG(stride), ARG(weights), ARG(sw),
-                ARG(sh), ARG(zero), ARG(one), ARG(one), ARG(zero), ARG(patch),
-                ARG(step), ARG(block), ARG(radius), ARG(nx), ARG(ny), ARG(zero),
-                ARG(zero), ARG(zero), ARG(one), ARG(pos), ARG(dist),
+                ARG(buf), ARG(channels), ARG(stride), ARG(zero), ARG(weights),
+                ARG(sw), ARG(sh), ARG(zero), ARG(one), ARG(one), ARG(zero),
+                ARG(patch), ARG(step), ARG(block), ARG(radius), ARG(nx), ARG(ny),
+                ARG(zero), ARG(zero), ARG(zero), ARG(one), ARG(pos), ARG(dist),
             };
             bench("patch_search", "320x240 step 4 radius 10 NB 16", k, args,
-                  22, nx, ny);
+                  23, nx, ny);
         }
         release_mem(pos);
         release_mem(dist);
@@ -4207,6 +4253,8 @@ int main(int argc, char **argv)
     for (int p = 0; p < 2; p++)
         if (byte_programs[p])
             clReleaseProgram(byte_programs[p]);
+    if (rgb_program)
+        clReleaseProgram(rgb_program);
     clReleaseCommandQueue(queue);
     clReleaseContext(ctx);
     if (failures) {
