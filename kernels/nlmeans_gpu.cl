@@ -113,7 +113,7 @@ static float2 nlmeans_patch_sum(__global const DENOISE_RING_T *plane,
         float row = 0.0f, row_sq = 0.0f;
 
         for (int i = 0; i < patch; i++) {
-            float v = DENOISE_RING_SAMPLE(plane + p + j * width + i);
+            float v = DENOISE_RING_SAMPLE(plane, p + j * width + i);
 
             row   += v;
             row_sq = fma(v, v, row_sq);
@@ -182,8 +182,8 @@ void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
          i += SUMS_TILE_W * SUMS_TILE_H) {
         int ty = i / SUMS_SPAN_W, tx = i % SUMS_SPAN_W;
 
-        tile[ty][tx] = DENOISE_RING_SAMPLE(src + min(y0 + ty, height - 1) * width +
-                                           min(x0 + tx, width - 1));
+        tile[ty][tx] = DENOISE_RING_SAMPLE(src, min(y0 + ty, height - 1) * width +
+                                                min(x0 + tx, width - 1));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = ly; r < SUMS_SPAN_H; r += SUMS_TILE_H) {
@@ -217,6 +217,9 @@ void nlmeans_patch_sums_p8(__global const DENOISE_RING_T *frames, int plane,
  * 'threshold', otherwise NaN. Each patch's sums are read from 'sums'
  * (nlmeans_patch_sums) or, where that is NULL, summed from its samples in
  * 'plane' (planes of 'width' samples across): the same sums either way.
+ * The loop's bound is NB, a constant, so that pos stays in registers
+ * (with rings of RGB bytes and a bound of count, NVIDIA's compiler put it
+ * on the stack).
  */
 static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane,
                                uint channel_stride, int ring_channel, int width,
@@ -226,13 +229,16 @@ static float nlmeans_flat_mean(__global const DENOISE_RING_T *plane,
     float sum = 0.0f, sum_sq = 0.0f, mean;
     float n = (float)(count * patch * patch);
 
-    for (int k = 0; k < count; k++) {
-        float2 s = sums ? sums[pos[k]] :
-                          nlmeans_patch_sum(plane, channel_stride, ring_channel,
-                                            pos[k], width, patch);
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+        if (k < count) {
+            float2 s = sums ? sums[pos[k]] :
+                              nlmeans_patch_sum(plane, channel_stride, ring_channel,
+                                                pos[k], width, patch);
 
-        sum    += s.x;
-        sum_sq += s.y;
+            sum    += s.x;
+            sum_sq += s.y;
+        }
     }
     mean = sum / n;
     return (sum_sq - mean * sum) / n <= threshold ? mean : NAN;
@@ -386,8 +392,8 @@ static void aggregate_sample(__global const DENOISE_RING_T *frames,
 #pragma unroll
                     for (int c = 0; c < SEARCH_CHANNELS; c++)
                         if (c < channels)
-                            est[c] += w[k] * DENOISE_RING_SAMPLE(frames + c * channel_stride +
-                                                                 p[k] + offset);
+                            est[c] += w[k] * DENOISE_RING_SAMPLE(frames, c * channel_stride +
+                                                                         p[k] + offset);
                 }
             }
 #pragma unroll

@@ -115,7 +115,7 @@ static float search_distance(__global const DENOISE_RING_T *a,
                 __global const DENOISE_RING_T *bc = b + c * channel_stride + j * width;
                 float sum = 0.0f;
                 for (int i = k; i < k + block; i++) {
-                    float d = DENOISE_RING_SAMPLE(ac + i) - DENOISE_RING_SAMPLE(bc + i);
+                    float d = DENOISE_RING_SAMPLE(ac, i) - DENOISE_RING_SAMPLE(bc, i);
                     sum = fma(d, d, sum);
                 }
                 blocks += search_channel_weight(channel_weights, c) * sum;
@@ -291,7 +291,7 @@ static void search_load_ref_tile(__global const DENOISE_RING_T *ref_plane,
         for (int rx = lx; rx < rw; rx += TILE) {
             int px = min(x_base + rx, width - 1);
             ref_tile[ry * rw + (rx % block) * nbx + rx / block] =
-                DENOISE_RING_SAMPLE(ref_plane + py * width + px);
+                DENOISE_RING_SAMPLE(ref_plane, py * width + px);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -569,6 +569,7 @@ void patch_search_edge(__global const DENOISE_RING_T *frames,
 #define SEARCH_PIECES_SQUARES 1
 #define SEARCH_PIECES_ROWS    2
 
+#define BLOCKS_CHUNK      4
 #define SQUARES_UNROLL    11
 #define SQUARES_MAX_BLOCK 8
 #define ROWS_MAX_PATCH    8
@@ -617,15 +618,28 @@ static DENOISE_INLINE void search_sum_blocks(__global const DENOISE_RING_T *plan
 #pragma unroll
             for (int u = 0; u < UNROLL; u++)
                 sum[u] = 0.0f;
-            for (int i = 0; i < block; i++) {
-                int rx  = bx * block + i;
-                float r = c ? DENOISE_RING_SAMPLE(ref_c + min(x_base + rx, width - 1)) :
-                              ref_row[i * nbx + bx];
-                int px  = x_base + rx + dx0;
+            /* the candidate samples of BLOCKS_CHUNK samples of the block
+             * at once, each read once for the UNROLL offsets */
+            for (int i0 = 0; i0 < block; i0 += BLOCKS_CHUNK) {
+                int px0 = x_base + bx * block + i0 + dx0;
+                float cand[BLOCKS_CHUNK + UNROLL - 1];
+
 #pragma unroll
-                for (int u = 0; u < UNROLL; u++) {
-                    float d = r - DENOISE_RING_SAMPLE(row + clamp(px + u, 0, width - 1));
-                    sum[u] = fma(d, d, sum[u]);
+                for (int k = 0; k < BLOCKS_CHUNK + UNROLL - 1; k++)
+                    if (k < block - i0 + UNROLL - 1)
+                        cand[k] = DENOISE_RING_SAMPLE(row, clamp(px0 + k, 0, width - 1));
+#pragma unroll
+                for (int i = 0; i < BLOCKS_CHUNK; i++) {
+                    if (i0 + i < block) {
+                        int rx  = bx * block + i0 + i;
+                        float r = c ? DENOISE_RING_SAMPLE(ref_c, min(x_base + rx, width - 1)) :
+                                      ref_row[(i0 + i) * nbx + bx];
+#pragma unroll
+                        for (int u = 0; u < UNROLL; u++) {
+                            float d = r - cand[i + u];
+                            sum[u] = fma(d, d, sum[u]);
+                        }
+                    }
                 }
             }
 #pragma unroll
@@ -685,7 +699,7 @@ static DENOISE_INLINE void search_sum_squares(__global const DENOISE_RING_T *pla
 #pragma unroll
             for (int k = 0; k < SQUARES_MAX_BLOCK + SQUARES_UNROLL - 1; k++)
                 if (k < block + unroll - 1)
-                    cand[k] = DENOISE_RING_SAMPLE(row + clamp(px0 + k, 0, width - 1));
+                    cand[k] = DENOISE_RING_SAMPLE(row, clamp(px0 + k, 0, width - 1));
 #pragma unroll
             for (int k = 0; k < SQUARES_MAX_BLOCK; k++) {
                 if (k < block) {
@@ -748,7 +762,7 @@ static DENOISE_INLINE void search_sum_rows(__global const DENOISE_RING_T *plane,
 #pragma unroll
         for (int k = 0; k < ROWS_MAX_PATCH + ROWS_UNROLL - 1; k++)
             if (k < patch + unroll - 1)
-                cand[k] = DENOISE_RING_SAMPLE(row + clamp(px0 + k, 0, width - 1));
+                cand[k] = DENOISE_RING_SAMPLE(row, clamp(px0 + k, 0, width - 1));
 #pragma unroll
         for (int u = 0; u < unroll; u++)
             sum[u] = h[u] = 0.0f;

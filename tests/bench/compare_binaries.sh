@@ -17,7 +17,7 @@
 #   that rejects MEMORY_OPTS shows 0).
 # Details go to $OUT; a short table is printed last. QUICK=1: small frames,
 # to check the script on a CPU device. ONLY=REGEX: only the kernel rows
-# whose name (nl-hd, bm-fast-hd, vb-causal, ...) matches, and no memory or
+# whose name (nl-hd, nl-rgb, bm-fast-hd, vb-causal, ...) matches, and no memory or
 # whole-command rows.
 
 set -u
@@ -98,6 +98,8 @@ kernel nl-hd      $HD  gray    12 "nlmeans_gpu=sigma=20"
 kernel nl-big     $BIG gray     6 "nlmeans_gpu=sigma=20"
 kernel nl-p5s1    $HD  gray     6 "nlmeans_gpu=sigma=20:p=5:step=1"
 kernel nl-temp    $HD  yuv420p 14 "nlmeans_gpu=sigma=20:past=4:future=4"
+kernel nl-rgb     $HD  gbrp    12 "nlmeans_gpu=sigma=20"
+kernel nl-rgb-temp $HD gbrp    14 "nlmeans_gpu=sigma=20:past=4:future=4"
 kernel bm-fast-hd $HD  gray    12 "bm3d_gpu=sigma=20"
 kernel bm-fast-bg $BIG gray     6 "bm3d_gpu=sigma=20"
 kernel bm-ref-hd  $HD  gray     5 "bm3d_gpu=sigma=20:preset=ref"
