@@ -2674,6 +2674,8 @@ typedef struct NLMCase {
     float sigma, h;         /* h = 0: sigma */
     float beta;             /* flat threshold in sigma^2, 0: none */
     int nx, ny;
+    int rgb;                /* 1 + the opponent channel read from rings of R,
+                               G, B bytes (one channel), 0: floats */
 } NLMCase;
 
 /*
@@ -2682,7 +2684,9 @@ typedef struct NLMCase {
  * amplitude per region and channel (in units of the channel's sigma, or
  * of 1 where sigma is 0): all low (flat groups), all about the flat
  * threshold, channel 1 alone high (the test stops at a later channel), all
- * high. Every table lies in one random region: its reference at distance
+ * high. With nc->rgb, R, G and B bytes are drawn so, rounded, and the
+ * channel is their opponent channel nc->rgb - 1 (the kernels of a program
+ * of rings of RGB bytes read them). Every table lies in one random region: its reference at distance
  * 0, then 0 to NB - 1 more entries at sorted random distances that put the
  * excess over the bias between -1 and 3 times the scale (weights 1, in the
  * kernel's slope and, for the bisquare, 0), then +infinity (unused). The
@@ -2723,8 +2727,9 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     float *s_got = alloc_or_die(2 * channels * stride * sizeof(float));
     float *s_exp = alloc_or_die(2 * channels * stride * sizeof(float));
     cl_uint cstride = stride;
-    cl_int ring_channel = 0;
+    cl_int ring_channel = nc->rgb ? nc->rgb - 1 : 0;
     int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
+    uint8_t *rgb = nc->rgb ? alloc_or_die(3 * plane) : NULL;
     cl_mem bframes, bsums, bpos, bweights, bmeans, bsums_arg;
 
     for (int ch = 0; ch < channels; ch++) {
@@ -2740,6 +2745,15 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
 
             for (int x = 0; x < width; x++)
                 frames[ch * stride + (size_t)y * width + x] = 100.0f + rndf(-a, a);
+            for (int x = 0; rgb && x < width; x++) {
+                size_t j = (size_t)y * width + x;
+                float o[3];
+
+                for (int q = 0; q < 3; q++)
+                    rgb[q * plane + j] = (uint8_t)lrintf(100.0f + rndf(-a, a));
+                opponent_forward(rgb[j], rgb[plane + j], rgb[2 * plane + j], o);
+                frames[j] = o[ring_channel];
+            }
         }
     }
     for (int r = 0; r < refs; r++) {
@@ -2769,7 +2783,8 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
         m_exp[j] = -1234.5f;
     for (size_t j = 0; j < 2 * channels * stride; j++)
         s_exp[j] = -1234.5f;
-    bframes  = new_buffer(channels * stride * sizeof(float), frames);
+    bframes  = rgb ? new_buffer(3 * plane, rgb) :
+                     new_buffer(channels * stride * sizeof(float), frames);
     bsums    = new_buffer(2 * channels * stride * sizeof(float), s_exp);
     bpos     = new_buffer((size_t)refs * NB * sizeof(uint32_t), pos);
     bweights = new_buffer((size_t)refs * NB * sizeof(float), dist);
@@ -2810,9 +2825,10 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
 
         while (!memcmp(&s_got[j], &s_exp[j], sizeof(float)))
             j++;
-        check_fail(c, "%d channel(s), patch %d, %dx%d plane: patch sums of "
+        check_fail(c, "%d channel(s)%s, patch %d, %dx%d plane: patch sums of "
                    "channel %d at (%d, %d): %s %.9g, expected %.9g", channels,
-                   patch, width, height, (int)(j / 2 / stride),
+                   rgb ? " of RGB bytes" : "", patch, width, height,
+                   (int)(j / 2 / stride),
                    (int)(j / 2 % stride % width), (int)(j / 2 % stride / width),
                    j % 2 ? "sum of squares" : "sum", s_got[j], s_exp[j]);
         goto done;
@@ -2825,10 +2841,10 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
             *max_ulps = ulps;
         if (exact ? !!memcmp(&w_got[j], &w_exp[j], sizeof(float)) :
                     ulps > NLM_EXP_ULPS) {
-            check_fail(c, "%d channel(s), %s, patch %d, sigma %g, h %g, "
+            check_fail(c, "%d channel(s)%s, %s, patch %d, sigma %g, h %g, "
                        "flat %g, %dx%d: reference (%d, %d) entry %d (distance "
                        "%.9g): weight %.9g, expected %.9g (%s)", channels,
-                       kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
+                       rgb ? " of RGB bytes" : "", kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
                        sigma, nc->h, nc->beta, nx, ny, (int)(j / NB % nx),
                        (int)(j / NB / nx), (int)(j % NB), dist[j], w_got[j],
                        w_exp[j], exact ? "bit for bit" :
@@ -2841,10 +2857,10 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
             (!isnan(m_exp[j]) && memcmp(&m_got[j], &m_exp[j], sizeof(float)))) {
             size_t r = j % refs;
 
-            check_fail(c, "%d channel(s), %s, patch %d, sigma %g, h %g, "
+            check_fail(c, "%d channel(s)%s, %s, patch %d, sigma %g, h %g, "
                        "flat %g, %dx%d: reference (%d, %d) channel %d: flat "
                        "mean %.9g, expected %.9g", channels,
-                       kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
+                       rgb ? " of RGB bytes" : "", kernel_type == NLM_BISQUARE ? "bisquare" : "exp", patch,
                        sigma, nc->h, nc->beta, nx, ny, (int)(r % nx),
                        (int)(r / nx), (int)(j / refs), m_got[j], m_exp[j]);
             break;
@@ -2859,6 +2875,7 @@ done:
     free(s_got);
     free(s_exp);
     free(frames);
+    free(rgb);
     free(pos);
     free(dist);
     free(w_got);
@@ -2868,10 +2885,10 @@ done:
 }
 
 /* One channel, and joint colour (three channels; and one channel in the
- * same program); both patch sums kernels, and none (the flat test summing
- * the patches); patches of 1 to 8; sigma and h 0 (weights of 0 and 1 only)
- * or not; with and without the flat test; grids smaller and larger than a
- * work-group. */
+ * same program), and opponent channels of rings of RGB bytes; both patch
+ * sums kernels, and none (the flat test summing the patches); patches of 1
+ * to 8; sigma and h 0 (weights of 0 and 1 only) or not; with and without
+ * the flat test; grids smaller and larger than a work-group. */
 static void check_nlmeans_weights(void)
 {
     static const int patches[] = { 1, 3, 5, 8 };
@@ -2880,16 +2897,16 @@ static void check_nlmeans_weights(void)
         { 2.5f, 0.0f },
     };
     static const struct { int nx, ny; } grids[] = { { 1, 1 }, { 3, 2 }, { 17, 9 } };
-    /* (SEARCH_CHANNELS, channels) */
-    static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
+    /* (SEARCH_CHANNELS, channels); the last, rings of RGB bytes */
+    static const int layouts[4][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 }, { 1, 1 } };
     cl_program progs[2] = { build_nlmeans_program(1, 0, 0), build_nlmeans_program(3, 0, 0) };
     int64_t max_ulps = 0;
     Check c;
     int n = 0;
 
     check_begin(&c, "nlmeans_weights");
-    for (int l = 0; l < 3; l++) {
-        cl_program prog = progs[layouts[l][0] == 3];
+    for (int l = 0; l < 4; l++) {
+        cl_program prog = l == 3 ? rgb_search_program() : progs[layouts[l][0] == 3];
         cl_kernel k = get_kernel(prog, "nlmeans_weights");
         cl_kernel ks = get_kernel(prog, "nlmeans_patch_sums");
         cl_kernel ks8 = get_kernel(prog, "nlmeans_patch_sums_p8");
@@ -2903,6 +2920,7 @@ static void check_nlmeans_weights(void)
                             .patch = patches[pi], .sigma = strengths[si].sigma,
                             .h = strengths[si].h, .beta = fl ? 1.05f : 0.0f,
                             .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
+                            .rgb = l == 3 ? 1 + n % 3 : 0,
                         };
                         nlmeans_case(&c, k, ks, &nc, &max_ulps);
                         nlmeans_case(&c, k, NULL, &nc, &max_ulps);
@@ -3014,6 +3032,8 @@ typedef struct AggCase {
     int band;               /* grid rows per band, 0: the smallest allowed */
     int ring;
     int opponent;           /* samples of either sign */
+    int rgb;                /* 1 + the opponent channel read from rings of R,
+                               G, B bytes (one channel), 0: floats */
 } AggCase;
 
 /* The rows of the grid whose patches cover sample row y, as
@@ -3049,9 +3069,10 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
     const size_t plane = (size_t)w * h;
     /* DenoiseChannels.stride: the rings of the channels, one after the other */
     cl_uint stride;
-    cl_int ring_channel = 0;
+    cl_int ring_channel = ac->rgb ? ac->rgb - 1 : 0;
     size_t refs;
     float *frames, *got[3], *exp[3], *weights, *means, vmax = 0.0f;
+    uint8_t *rgb = NULL;
     uint32_t *pos;
     int *covering;
     cl_mem bframes, bdst[3];
@@ -3076,8 +3097,19 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
     weights  = alloc_or_die(refs * NB * sizeof(float));
     means    = alloc_or_die(channels * refs * sizeof(float));
     covering = alloc_or_die(plane * sizeof(int));
+    if (ac->rgb) {
+        rgb = alloc_or_die(3 * stride);
+        for (size_t j = 0; j < 3 * stride; j++)
+            rgb[j] = (uint8_t)rnd(256);
+    }
     for (size_t j = 0; j < channels * ac->ring * plane; j++) {
+        float o[3];
+
         frames[j] = rndf(lo, hi);
+        if (rgb) {
+            opponent_forward(rgb[j], rgb[stride + j], rgb[2 * stride + j], o);
+            frames[j] = o[ring_channel];
+        }
         vmax = fabsf(frames[j]) > vmax ? fabsf(frames[j]) : vmax;
     }
     for (size_t r = 0; r < refs; r++) {
@@ -3108,7 +3140,8 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
                 vmax = fabsf(means[ch * refs + r]);
         }
     }
-    bframes = new_buffer(channels * ac->ring * plane * sizeof(float), frames);
+    bframes = rgb ? new_buffer(3 * stride, rgb) :
+                    new_buffer(channels * ac->ring * plane * sizeof(float), frames);
     for (int ch = 0; ch < 3; ch++) {
         got[ch] = alloc_or_die(plane * sizeof(float));
         exp[ch] = alloc_or_die(plane * sizeof(float));
@@ -3184,10 +3217,11 @@ static void aggregate_case(Check *c, cl_kernel k, const AggCase *ac,
             if (diff / tol > *max_ratio)
                 *max_ratio = diff / tol;
             if (!(diff <= tol)) {
-                check_fail(c, "%d channel(s), %dx%d, patch %d, step %d, bands "
+                check_fail(c, "%d channel(s)%s, %dx%d, patch %d, step %d, bands "
                            "of %d of %d grid rows, ring %d: (%d, %d) channel "
                            "%d: got %.9g, expected %.9g (%d patches; more than "
-                           "%.3g apart)", channels, w, h, patch, step, band,
+                           "%.3g apart)", channels, rgb ? " of RGB bytes" : "",
+                           w, h, patch, step, band,
                            ny, ac->ring, (int)(j % w), (int)(j / w), ch,
                            got[ch][j], exp[ch][j], covering[j], tol);
                 goto done;
@@ -3203,6 +3237,7 @@ done:
         free(exp[ch]);
     }
     free(frames);
+    free(rgb);
     free(pos);
     free(weights);
     free(means);
@@ -3210,10 +3245,11 @@ done:
 }
 
 /* One channel, and joint colour (three channels; and one channel in the
- * same program); plane sizes from 1x1 up, odd, smaller than the patch
- * (cut), steps dividing the patch or not (an extra row and column of
- * patches at the edges), the smallest bands and larger ones, a ring of
- * one or three frames, samples of one sign or of both (opponent). */
+ * same program), and opponent channels of rings of RGB bytes; plane sizes
+ * from 1x1 up, odd, smaller than the patch (cut), steps dividing the patch
+ * or not (an extra row and column of patches at the edges), the smallest
+ * bands and larger ones, a ring of one or three frames, samples of one
+ * sign or of both (opponent). */
 static void check_nlmeans_aggregate(void)
 {
     static const struct { int w, h, patch, step; } geometries[] = {
@@ -3221,8 +3257,8 @@ static void check_nlmeans_aggregate(void)
         { 17, 9, 5, 1 }, { 19, 14, 8, 3 }, { 24, 21, 4, 4 }, { 33, 20, 8, 5 },
         { 40, 37, 8, 4 },
     };
-    /* (SEARCH_CHANNELS, channels) */
-    static const int layouts[3][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 } };
+    /* (SEARCH_CHANNELS, channels); the last, rings of RGB bytes */
+    static const int layouts[4][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 }, { 1, 1 } };
     cl_program progs[2] = { build_nlmeans_program(1, 0, 0), build_nlmeans_program(3, 0, 0) };
     int64_t exact = 0, samples = 0;
     double max_ratio = 0.0;
@@ -3230,9 +3266,10 @@ static void check_nlmeans_aggregate(void)
     int n = 0;
 
     check_begin(&c, "nlmeans_aggregate");
-    for (int l = 0; l < 3; l++) {
-        cl_kernel k = get_kernel(progs[layouts[l][0] == 3], "nlmeans_aggregate");
-        cl_kernel k84 = get_kernel(progs[layouts[l][0] == 3], "nlmeans_aggregate_8x4");
+    for (int l = 0; l < 4; l++) {
+        cl_program prog = l == 3 ? rgb_search_program() : progs[layouts[l][0] == 3];
+        cl_kernel k = get_kernel(prog, "nlmeans_aggregate");
+        cl_kernel k84 = get_kernel(prog, "nlmeans_aggregate_8x4");
 
         for (int g = 0; g < (int)(sizeof(geometries) / sizeof(geometries[0])); g++) {
             for (int b = 0; b < 2; b++, n++) {
@@ -3241,7 +3278,8 @@ static void check_nlmeans_aggregate(void)
                     .width = geometries[g].w, .height = geometries[g].h,
                     .patch = geometries[g].patch, .step = geometries[g].step,
                     .band = b ? 0 : 1000, .ring = n % 3 ? 1 : 3,
-                    .opponent = n % 5 == 2,
+                    .opponent = n % 5 == 2 || l == 3,
+                    .rgb = l == 3 ? 1 + n % 3 : 0,
                 };
                 aggregate_case(&c, k, &ac, &exact, &samples, &max_ratio);
                 /* and the entry point for 8x8 patches on a step of 4, where
