@@ -126,17 +126,28 @@ tables() {
     fi
 }
 
+# peaks FORMAT FILTER OPTIONS...: the peaks of FILTER with each of OPTIONS
+# appended, on one line; fails where a run does (its error in $TMP/err)
+peaks() {
+    local fmt=$1 filter=$2 options value values=
+    shift 2
+    for options; do
+        value=$(peak "$fmt" "$filter:$options") && [ -n "$value" ] || return 1
+        values="$values $value"
+    done
+    echo $values
+}
+
 # per_frame NAME FILTER FORMAT BYTES_PAST BYTES_FUTURE: one more past
 # frame, then one more future frame, takes that many more bytes per pixel
 per_frame() {
-    local name=$1 filter=$2 fmt=$3 want_past=$4 want_future=$5 base past future
+    local name=$1 filter=$2 fmt=$3 want_past=$4 want_future=$5 values base past future
     RUN=$((RUN + 1))
-    if ! base=$(peak $fmt "$filter:past=1:future=1") || [ -z "$base" ] ||
-       ! past=$(peak $fmt "$filter:past=2:future=1") || [ -z "$past" ] ||
-       ! future=$(peak $fmt "$filter:past=1:future=2") || [ -z "$future" ]; then
+    if ! values=$(peaks "$fmt" "$filter" past=1:future=1 past=2:future=1 past=1:future=2); then
         fail "$name: $(tail -n 1 "$TMP/err")"
         return
     fi
+    read -r base past future <<< "$values"
     past=$((past - base))
     future=$((future - base))
     if [ "$past" != $((want_past * SAMPLES)) ] ||
@@ -150,14 +161,13 @@ per_frame() {
 # per_plane NAME FILTER FORMAT BYTES: each plane selected beyond the first
 # (option planes) takes that many more bytes per sample
 per_plane() {
-    local name=$1 filter=$2 fmt=$3 want=$4 one two three
+    local name=$1 filter=$2 fmt=$3 want=$4 values one two three
     RUN=$((RUN + 1))
-    if ! one=$(peak $fmt "$filter:planes=1") || [ -z "$one" ] ||
-       ! two=$(peak $fmt "$filter:planes=3") || [ -z "$two" ] ||
-       ! three=$(peak $fmt "$filter:planes=7") || [ -z "$three" ]; then
+    if ! values=$(peaks "$fmt" "$filter" planes=1 planes=3 planes=7); then
         fail "$name: $(tail -n 1 "$TMP/err")"
         return
     fi
+    read -r one two three <<< "$values"
     if [ $((two - one)) != $((want * SAMPLES)) ] ||
        [ $((three - two)) != $((want * SAMPLES)) ]; then
         fail "$name, $fmt: a second plane $((two - one)) bytes, a third $((three - two)), not $want x $SAMPLES samples"
