@@ -42,14 +42,16 @@
 
 /* The type of the samples of the rings of frames that a filter keeps and
  * its kernels read: float, or uchar where the filter keeps 8-bit frames as
- * the bytes that their float planes would hold (vbm3d_gpu, its define). */
+ * the bytes that their float planes would hold (ff_denoise_opencl_init()
+ * defines it). */
 #ifndef DENOISE_RING_T
 #define DENOISE_RING_T float
 #endif
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
- * channels are filtered, and their basic estimates as bytes of opponent
- * channels (vbm3d_gpu, RGB grouped jointly): see denoise_ring_at() and
- * denoise_basic_at(). */
+ * channels are filtered (vbm3d_gpu's RGB grouped jointly, nlmeans_gpu's
+ * opponent colours), and vbm3d_gpu's basic estimates as bytes of opponent
+ * channels: see denoise_ring_at(), denoise_basic_at() and
+ * DENOISE_RING_SAMPLE(). */
 #ifndef DENOISE_RING_RGB
 #define DENOISE_RING_RGB 0
 #endif

@@ -569,7 +569,8 @@ void patch_search_edge(__global const DENOISE_RING_T *frames,
 #define SEARCH_PIECES_SQUARES 1
 #define SEARCH_PIECES_ROWS    2
 
-#define BLOCKS_CHUNK      4
+#define BLOCKS_CHUNK      4     /* samples of a block whose candidates the
+                                   blocks search holds at once */
 #define SQUARES_UNROLL    11
 #define SQUARES_MAX_BLOCK 8
 #define ROWS_MAX_PATCH    8
