@@ -50,8 +50,8 @@
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
  * channels are filtered (vbm3d_gpu's RGB grouped jointly, nlmeans_gpu's
  * opponent colours), and vbm3d_gpu's basic estimates as bytes of opponent
- * channels: see denoise_ring_at(), denoise_basic_at() and
- * DENOISE_RING_SAMPLE(). */
+ * channels (ff_denoise_opencl_init() defines it): see denoise_ring_at(),
+ * denoise_basic_at() and DENOISE_RING_SAMPLE(). */
 #ifndef DENOISE_RING_RGB
 #define DENOISE_RING_RGB 0
 #endif

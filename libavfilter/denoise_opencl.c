@@ -754,7 +754,8 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
     cl_int cle;
     int err, n = 0;
 
-    av_assert0(nb_sources + 8 <= FF_ARRAY_ELEMS(src));
+    av_assert0(nb_sources + 9 <= FF_ARRAY_ELEMS(src));
+    av_assert0(!dn->ring_rgb || dn->load_bytes);
     if (!has_image_support(ocf->hwctx->device_id)) {
         av_log(avctx, AV_LOG_ERROR, "The OpenCL device has no image support; "
                "the filter reads and writes OpenCL frames as images.\n");
@@ -775,6 +776,7 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
     }
     src[n++] = defines;
     src[n++] = dn->load_bytes ? "#define DENOISE_RING_T uchar\n" : "";
+    src[n++] = dn->ring_rgb ? "#define DENOISE_RING_RGB 1\n" : "";
     src[n++] = search_defines;
     src[n++] = skipped.str;
     src[n++] = ff_denoise_noise_defines;
@@ -1255,7 +1257,7 @@ int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
         if (err < 0)
             return err;
     }
-    if (!opponent)
+    if (!opponent || dn->ring_rgb)
         return 0;
     av_assert0(slots[1] == slots[0] && slots[2] == slots[0]);
     return ff_denoise_opencl_opponent(avctx, dn, rings, slots[0], 0);

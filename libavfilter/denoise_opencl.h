@@ -407,6 +407,14 @@ typedef struct DenoiseOpenCLContext {
      */
     int load_bytes;
     /**
+     * With load_bytes, set where the rings of components 0 to 2 hold the
+     * R, G and B bytes of frames whose opponent channels the kernels read
+     * (denoise_ring_at()): ff_denoise_opencl_init() then builds the program
+     * with DENOISE_RING_RGB 1, and ff_denoise_opencl_load_frame() leaves
+     * the bytes as they are.
+     */
+    int ring_rgb;
+    /**
      * The search kernels (bits 1 << enum DenoiseKernel) that the searches
      * set up so far may run, the only ones the program compiles: with
      * every search kernel a filter's first start took 2 to 3 times longer
@@ -707,7 +715,8 @@ int ff_denoise_opencl_run(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
  * Enqueue the loading of the selected components of a frame: component c
  * into slot slots[c] of the ring of planes rings[c]; their noise estimated
  * when sigma is auto or curve; with opponent, the first three then turned
- * from RGB into opponent channels (their slots must be equal).
+ * from RGB into opponent channels (their slots must be equal), unless the
+ * rings hold RGB bytes (ring_rgb), which the kernels turn as they read them.
  */
 int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
                                  DenoiseOpenCLContext *dn, const AVFrame *in,

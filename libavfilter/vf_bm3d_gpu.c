@@ -165,7 +165,6 @@ typedef struct BM3DGPUContext {
     cl_kernel kernel_vbm3d_search_basic; ///< ... on RGB's basic estimates
     int joint;                      ///< group the three channels together
     int ring_bytes;                 ///< the noisy and basic rings hold bytes
-    int ring_rgb;                   ///< ... R, G, B; basic: opponent channels
     int64_t next_basic;             ///< next frame of the first step
     int acc_ring;                   ///< accumulator planes of both steps
     int round_basic;                ///< basic estimate rounded to integers
@@ -427,7 +426,6 @@ static int build_program(AVFilterContext *avctx)
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_max);
     av_bprintf(&defines, "#define BM3D_HAAR %d\n", s->haar);
     av_bprintf(&defines, "#define BM3D_INT64_ATOMICS %d\n", s->int64_atomics);
-    av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     define_transforms(s, &defines);
     if (s->video) {
         av_bprintf(&defines, "#define VBM3D_Q %d\n", s->perframe);
@@ -456,7 +454,7 @@ static int build_program(AVFilterContext *avctx)
         CL_CREATE_KERNEL(s, bm3d_normalise_u8);
     if (s->video)
         CL_CREATE_KERNEL(s, vbm3d_search);
-    if (s->ring_rgb)
+    if (s->dn.ring_rgb)
         CL_CREATE_KERNEL(s, vbm3d_search_basic);
     return 0;
 fail:
@@ -503,9 +501,9 @@ static cl_mem alloc_ring(AVFilterContext *avctx, int c, size_t ring,
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     size_t samples = (size_t)comp->width * comp->height;
 
-    if (s->ring_rgb && c)
+    if (s->dn.ring_rgb && c)
         return share_buffer(rings[0]);
-    return ff_denoise_opencl_alloc(avctx, (s->ring_rgb ? 3 : 1) * ring * samples *
+    return ff_denoise_opencl_alloc(avctx, (s->dn.ring_rgb ? 3 : 1) * ring * samples *
                                    (s->ring_bytes ? sizeof(cl_uchar) : sizeof(cl_float)));
 }
 
@@ -648,12 +646,12 @@ static av_cold int bm3d_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *size)
      * opponent channels rounded to integers, U and V stored plus 128. */
     s->ring_bytes = s->video && size->ring > 1 &&
                     ff_denoise_opencl_bytes_possible(&s->dn);
-    s->ring_rgb   = s->ring_bytes && s->joint && s->dn.layout.is_rgb;
     s->dn.load_bytes = s->ring_bytes;
+    s->dn.ring_rgb   = s->ring_bytes && s->joint && s->dn.layout.is_rgb;
     /* positions index the ring of planes in 32 bits, accumulators in pairs
      * of 32-bit words; rings of RGB bytes are read three rings deep */
     if ((uint64_t)width * height * size->ring > UINT32_MAX / 2 ||
-        (uint64_t)width * height * size->ring * (s->ring_rgb ? 3 : 1) > UINT32_MAX) {
+        (uint64_t)width * height * size->ring * (s->dn.ring_rgb ? 3 : 1) > UINT32_MAX) {
         av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
                width, height, s->video ? " for this window" : "");
         return AVERROR(EINVAL);
@@ -723,7 +721,7 @@ static cl_uint ring_stride(const BM3DGPUContext *s, int c)
 {
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
 
-    return s->ring_rgb ? (cl_uint)s->dn.fq.ring * comp->width * comp->height : 0;
+    return s->dn.ring_rgb ? (cl_uint)s->dn.fq.ring * comp->width * comp->height : 0;
 }
 
 /* The plane of slot 'slot' of component c's ring, counted in planes from
@@ -731,7 +729,7 @@ static cl_uint ring_stride(const BM3DGPUContext *s, int c)
  * their rings after component 0's, in the same buffer. */
 static int ring_plane(const BM3DGPUContext *s, int c, int slot)
 {
-    return slot + (s->ring_rgb ? c * s->dn.fq.ring : 0);
+    return slot + (s->dn.ring_rgb ? c * s->dn.fq.ring : 0);
 }
 
 /* Step i's search of the groups of component c on the ring 'guide', in the
@@ -747,7 +745,7 @@ static int search_step(AVFilterContext *avctx, int c, int i, cl_mem guide,
     int gy_end = ff_denoise_opencl_band_end(ds, gy_first);
     cl_uint stride = ring_stride(s, c);
     /* RGB's basic estimates are read otherwise than its frames */
-    cl_kernel kernel = i && s->ring_rgb ? s->kernel_vbm3d_search_basic :
+    cl_kernel kernel = i && s->dn.ring_rgb ? s->kernel_vbm3d_search_basic :
                                           s->kernel_vbm3d_search;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(guide), DENOISE_ARG(stride), DENOISE_ARG(ds->width),
@@ -788,7 +786,7 @@ static int normalise(AVFilterContext *avctx, int c, int i, int slot,
     cl_uint dst_offset = (to_bytes ? ring_plane(s, c, dst_slot) : dst_slot) *
                          samples;
     /* bm3d_normalise: rounding or not; bm3d_normalise_u8: the lowest value */
-    cl_int last = to_bytes ? (s->ring_rgb && c ? -128 : 0) :
+    cl_int last = to_bytes ? (s->dn.ring_rgb && c ? -128 : 0) :
                   i == 0 && s->round_basic;
     const OpenCLKernelArg args[] = {
         DENOISE_ARG(s->num[c]), DENOISE_ARG(s->weights[c]),
@@ -1013,8 +1011,7 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++)
         slots[c] = ring_plane(s, c, slot);
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, s->src, slots,
-                                        s->joint && s->dn.layout.is_rgb &&
-                                        !s->ring_rgb);
+                                        s->joint && s->dn.layout.is_rgb);
 }
 
 static const DenoiseQueueOps bm3d_queue_ops = {

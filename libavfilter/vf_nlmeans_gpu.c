@@ -98,7 +98,6 @@ typedef struct NLMeansGPUContext {
     int   causal;
 
     int mode;                   ///< enum NLMeansColor of these frames
-    int ring_rgb;               ///< opponent colours read from rings of R, G, B bytes
     DenoiseSearch search[DENOISE_MAX_COMPONENTS];
     cl_kernel kernel_nlmeans_patch_sums;
     cl_kernel kernel_nlmeans_patch_sums_p8;  ///< for 8x8 patches
@@ -107,7 +106,7 @@ typedef struct NLMeansGPUContext {
     cl_kernel kernel_nlmeans_aggregate_8x4; ///< for 8x8 patches on a step of 4
     cl_mem src[DENOISE_MAX_COMPONENTS];     ///< rings of frames (bytes with dn.load_bytes)
     cl_mem dst[DENOISE_MAX_COMPONENTS];
-    cl_mem stack;               ///< joint colour or ring_rgb: the rings of the three channels
+    cl_mem stack;               ///< joint colour or dn.ring_rgb: the rings of the three channels
     /* The components are filtered one after the other, in order on one
      * queue: they share the buffers below, each sized for the largest. */
     cl_mem sums;                ///< patch sums of the planes searched (NULL with a window)
@@ -175,7 +174,7 @@ static void search_channels(const NLMeansGPUContext *s, int c,
     float sigma0 = component_sigma(s, c);
 
     *ch = DENOISE_CHANNELS_SINGLE;
-    if (s->ring_rgb) {
+    if (s->dn.ring_rgb) {
         ch->stride       = s->dn.fq.ring * comp->width * comp->height;
         ch->ring_channel = c;
     }
@@ -235,7 +234,7 @@ static int set_plane_params(AVFilterContext *avctx, int c)
         .step            = FFMIN(s->step, reduced),
         .radius          = research / 2,
         .channels        = nb_search_channels(s, c),
-        .integer_samples = s->dn.load_bytes && !s->ring_rgb,
+        .integer_samples = s->dn.load_bytes && !s->dn.ring_rgb,
         .max_frames      = s->past + 1 + s->future,
         .ref_bytes       = s->nb_neighbors * (sizeof(cl_uint) + sizeof(cl_float)) +
                            nb_search_channels(s, c) * sizeof(cl_float),
@@ -268,12 +267,12 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
         return AVERROR(ENOMEM);
-    if ((s->mode != COLOR_JOINT && !s->ring_rgb) || c >= 3) {
+    if ((s->mode != COLOR_JOINT && !s->dn.ring_rgb) || c >= 3) {
         s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sample);
         if (!s->src[c])
             return AVERROR(ENOMEM);
     }
-    if (nb_channels > 1 || (s->ring_rgb && c == 0)) {
+    if (nb_channels > 1 || (s->dn.ring_rgb && c == 0)) {
         s->stack = ff_denoise_opencl_alloc(avctx, 3 * ring * samples * sample);
         if (!s->stack)
             return AVERROR(ENOMEM);
@@ -329,7 +328,6 @@ static int build_program(AVFilterContext *avctx)
     av_bprint_init(&defines, 0, AV_BPRINT_SIZE_AUTOMATIC);
     av_bprintf(&defines, "#define NB_NEIGHBORS %d\n", s->nb_neighbors);
     av_bprintf(&defines, "#define SEARCH_CHANNELS %d\n", s->mode == COLOR_JOINT ? 3 : 1);
-    av_bprintf(&defines, "#define DENOISE_RING_RGB %d\n", s->ring_rgb);
     if (!av_bprint_is_complete(&defines)) {
         av_bprint_finalize(&defines, NULL);
         return AVERROR(ENOMEM);
@@ -398,10 +396,10 @@ static av_cold int nlmeans_gpu_init(AVFilterContext *avctx, DenoiseQueueSize *si
      * the R, G and B bytes, whose opponent channels the kernels compute as
      * they read them (denoise_ring_at()) */
     s->dn.load_bytes = ff_denoise_opencl_bytes_possible(&s->dn);
-    s->ring_rgb      = s->dn.load_bytes && s->mode == COLOR_OPPONENT;
+    s->dn.ring_rgb   = s->dn.load_bytes && s->mode == COLOR_OPPONENT;
     /* neighbour positions and the channels' samples are 32-bit indices */
     if ((uint64_t)width * height * size->ring *
-        (s->mode == COLOR_JOINT || s->ring_rgb ? 3 : 1) > UINT32_MAX) {
+        (s->mode == COLOR_JOINT || s->dn.ring_rgb ? 3 : 1) > UINT32_MAX) {
         av_log(avctx, AV_LOG_ERROR, "Frames of %dx%d are too large%s.\n",
                width, height, size->ring > 1 ? " for this window" : "");
         return AVERROR(EINVAL);
@@ -517,7 +515,7 @@ static int aggregate(AVFilterContext *avctx, int c, cl_mem frames,
 static cl_mem search_planes(const NLMeansGPUContext *s, int c,
                             const DenoiseChannels *ch)
 {
-    return ch->nb > 1 || (s->ring_rgb && c < 3) ? s->stack : s->src[c];
+    return ch->nb > 1 || (s->dn.ring_rgb && c < 3) ? s->stack : s->src[c];
 }
 
 /*
@@ -639,13 +637,13 @@ static int load_frame(AVFilterContext *avctx, const AVFrame *in, int slot)
     int slots[DENOISE_MAX_COMPONENTS];
 
     for (int c = 0; c < DENOISE_MAX_COMPONENTS; c++) {
-        int stacked = (s->mode == COLOR_JOINT || s->ring_rgb) && c < 3;
+        int stacked = (s->mode == COLOR_JOINT || s->dn.ring_rgb) && c < 3;
 
         rings[c] = stacked ? s->stack : s->src[c];
         slots[c] = stacked ? c * s->dn.fq.ring + slot : slot;
     }
     return ff_denoise_opencl_load_frame(avctx, &s->dn, in, rings, slots,
-                                        s->mode == COLOR_OPPONENT && !s->ring_rgb);
+                                        s->mode == COLOR_OPPONENT);
 }
 
 static const DenoiseQueueOps nlmeans_queue_ops = {
