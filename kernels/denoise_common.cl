@@ -40,11 +40,16 @@
  * anyway: the same PTX. */
 #define DENOISE_INLINE __attribute__((always_inline))
 
-/* The type of the samples of the rings of frames that a filter keeps and
- * its kernels read: float, or uchar where the filter keeps 8-bit frames as
- * the bytes that their float planes would hold (ff_denoise_opencl_init()
- * defines it). */
-#ifndef DENOISE_RING_T
+/* 1 where the filter keeps 8-bit frames as the bytes that their float
+ * planes would hold (ff_denoise_opencl_init() defines it), and then
+ * DENOISE_RING_T, the type of the samples of the rings of frames that its
+ * kernels read, is uchar; float otherwise. */
+#ifndef DENOISE_RING_BYTES
+#define DENOISE_RING_BYTES 0
+#endif
+#if DENOISE_RING_BYTES
+#define DENOISE_RING_T uchar
+#else
 #define DENOISE_RING_T float
 #endif
 /* 1 where the rings hold the R, G and B bytes of frames whose opponent
@@ -55,6 +60,18 @@
 #ifndef DENOISE_RING_RGB
 #define DENOISE_RING_RGB 0
 #endif
+
+/*
+ * Opponent channel c of the RGB bytes r, g, b, the value
+ * denoise_opponent_forward() would store: the sums of bytes in integers,
+ * exact as in float, in fewer instructions (the searches' limit).
+ */
+static float denoise_opponent_of_bytes(int r, int g, int b, int c)
+{
+    return c == 0 ? convert_float(r + g + b) * (1.0f / 3.0f) :
+           c == 1 ? convert_float(r - b) * 0.5f :
+                    convert_float((r + b) - 2 * g) * 0.25f;
+}
 
 /*
  * The sample at p, in a ring of DENOISE_RING_T, as a float. With
@@ -69,13 +86,7 @@ static float denoise_ring_at(__global const DENOISE_RING_T *p, uint stride,
                              int c)
 {
 #if DENOISE_RING_RGB
-    /* the sums of bytes in integers, exact as in float: fewer instructions
-     * (the searches' limit), the same values */
-    int r = p[0], g = p[stride], b = p[2 * stride];
-
-    return c == 0 ? convert_float(r + g + b) * (1.0f / 3.0f) :
-           c == 1 ? convert_float(r - b) * 0.5f :
-                    convert_float((r + b) - 2 * g) * 0.25f;
+    return denoise_opponent_of_bytes(p[0], p[stride], p[2 * stride], c);
 #else
     return convert_float(*p);
 #endif

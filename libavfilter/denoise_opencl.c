@@ -775,7 +775,7 @@ av_cold int ff_denoise_opencl_init(AVFilterContext *avctx, DenoiseOpenCLContext 
         return AVERROR(ENOMEM);
     }
     src[n++] = defines;
-    src[n++] = dn->load_bytes ? "#define DENOISE_RING_T uchar\n" : "";
+    src[n++] = dn->load_bytes ? "#define DENOISE_RING_BYTES 1\n" : "";
     src[n++] = dn->ring_rgb ? "#define DENOISE_RING_RGB 1\n" : "";
     src[n++] = search_defines;
     src[n++] = skipped.str;

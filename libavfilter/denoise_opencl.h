@@ -401,7 +401,8 @@ typedef struct DenoiseOpenCLContext {
      * frames, sigma given or estimated but not curve, no opponent
      * transform: the integers the float planes would hold) instead of
      * floats; ff_denoise_opencl_init() then builds the program with
-     * DENOISE_RING_T uchar, so that the noise estimator reads them too.
+     * DENOISE_RING_BYTES 1 (rings of uchar), so that the noise estimator
+     * reads them too.
      * Set before ff_denoise_opencl_init(), where
      * ff_denoise_opencl_bytes_possible().
      */

@@ -262,18 +262,21 @@ static int alloc_plane_buffers(AVFilterContext *avctx, int c, size_t ring)
     const DenoiseComponent *comp = &s->dn.layout.comp[c];
     size_t samples = (size_t)comp->width * comp->height;
     size_t sample  = s->dn.load_bytes ? sizeof(cl_uchar) : sizeof(cl_float);
+    /* the flat test reads rows of bytes as the aligned words that hold
+     * them, up to the word after the last byte (nlmeans_row8()) */
+    size_t tail    = s->dn.load_bytes ? sizeof(cl_uint) : 0;
     int nb_channels = nb_search_channels(s, c);
 
     s->dst[c] = ff_denoise_opencl_alloc(avctx, samples * sizeof(cl_float));
     if (!s->dst[c])
         return AVERROR(ENOMEM);
     if ((s->mode != COLOR_JOINT && !s->dn.ring_rgb) || c >= 3) {
-        s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sample);
+        s->src[c] = ff_denoise_opencl_alloc(avctx, ring * samples * sample + tail);
         if (!s->src[c])
             return AVERROR(ENOMEM);
     }
     if (nb_channels > 1 || (s->dn.ring_rgb && c == 0)) {
-        s->stack = ff_denoise_opencl_alloc(avctx, 3 * ring * samples * sample);
+        s->stack = ff_denoise_opencl_alloc(avctx, 3 * ring * samples * sample + tail);
         if (!s->stack)
             return AVERROR(ENOMEM);
     }

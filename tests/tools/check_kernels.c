@@ -67,7 +67,8 @@
  *                        oracle, sigma 0 included (gains of 1), against
  *                        bm3d_wiener_group(): bit for bit, both atomics
  *   nlmeans_weights      random tables (used entries, then +infinity) of
- *   and                  one channel or joint colour, patch sizes 1 to 8,
+ *   and                  one channel (floats, bytes or RGB bytes) or joint
+ *                        colour, patch sizes 1 to 8,
  *   nlmeans_patch_sums   sigma and h 0 or not, with and without the flat
  *   (and _p8, on 8x8)    test, against a C reference of
  *                        doc/nlmeans_gpu-algorithm.md ("Weights", "Flat
@@ -587,7 +588,7 @@ static void append_transforms(char *defines, int bior)
  * groups (else Walsh-Hadamard, vbm3d_gpu's default), the given
  * accumulators and first-step transform (Bior1.5 when 'bior', else the
  * DCT), as build_program() of vf_bm3d_gpu.c builds it; with 'rgb' its
- * rings of RGB bytes (DENOISE_RING_T uchar, DENOISE_RING_RGB 1), as
+ * rings of RGB bytes (DENOISE_RING_BYTES 1, DENOISE_RING_RGB 1), as
  * vbm3d_gpu's program has them for RGB grouped jointly.
  */
 static cl_program build_program(int nb, int haar, int int64_atomics, int bior,
@@ -598,7 +599,7 @@ static cl_program build_program(int nb, int haar, int int64_atomics, int bior,
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n%s", nb, haar, int64_atomics,
-             rgb ? "#define DENOISE_RING_T uchar\n#define DENOISE_RING_RGB 1\n" : "");
+             rgb ? "#define DENOISE_RING_BYTES 1\n#define DENOISE_RING_RGB 1\n" : "");
     append_transforms(defines, bior);
     return build_sources(defines, SRC_BM3D, SRC_BM3D);
 }
@@ -615,8 +616,8 @@ static cl_program build_nlmeans_program(int search_channels, int bytes, int rgb)
 
     snprintf(defines, sizeof(defines),
              "#define NB_NEIGHBORS %d\n#define SEARCH_CHANNELS %d\n"
-             "#define DENOISE_RING_T %s\n#define DENOISE_RING_RGB %d\n", NB,
-             search_channels, bytes || rgb ? "uchar" : "float", rgb);
+             "#define DENOISE_RING_BYTES %d\n#define DENOISE_RING_RGB %d\n", NB,
+             search_channels, bytes || rgb, rgb);
     return build_sources(defines, SRC_NLMEANS, SRC_NLMEANS);
 }
 
@@ -663,9 +664,9 @@ static cl_program build_vbm3d_program(int nb, int q, int r1max, int r2max,
              "#define NB_NEIGHBORS %d\n#define BM3D_HAAR %d\n"
              "#define BM3D_INT64_ATOMICS %d\n#define VBM3D_Q %d\n"
              "#define VBM3D_R1MAX %d\n#define VBM3D_R2MAX %d\n"
-             "#define DENOISE_RING_T %s\n#define DENOISE_RING_RGB %d\n", nb,
+             "#define DENOISE_RING_BYTES %d\n#define DENOISE_RING_RGB %d\n", nb,
              0, int64_atomics, q, r1max, r2max,
-             ring_kind == RING_FLOAT ? "float" : "uchar", ring_kind >= RING_RGB);
+             ring_kind != RING_FLOAT, ring_kind >= RING_RGB);
     append_transforms(defines, 0);
     return build_sources(defines, SRC_BM3D, SRC_VBM3D);
 }
@@ -2676,7 +2677,13 @@ typedef struct NLMCase {
     int nx, ny;
     int rgb;                /* 1 + the opponent channel read from rings of R,
                                G, B bytes (one channel), 0: floats */
+    int bytes;              /* a ring of bytes (one channel) */
 } NLMCase;
+
+/* The word that vf_nlmeans_gpu.c allocates after a ring of bytes, which
+ * the flat test may read (nlmeans_row8()); the bytes of the buffers here
+ * end where those of the filter's ring do. */
+#define NLM_BYTES_TAIL 4
 
 /*
  * One case: nx x ny tables over a frame of 'channels' channels made of
@@ -2686,7 +2693,8 @@ typedef struct NLMCase {
  * threshold, channel 1 alone high (the test stops at a later channel), all
  * high. With nc->rgb, R, G and B bytes are drawn so, rounded, and the
  * channel is their opponent channel nc->rgb - 1 (the kernels of a program
- * of rings of RGB bytes read them). Every table lies in one random region: its reference at distance
+ * of rings of RGB bytes read them); with nc->bytes, the samples are
+ * rounded to bytes, for a program of rings of bytes. Every table lies in one random region: its reference at distance
  * 0, then 0 to NB - 1 more entries at sorted random distances that put the
  * excess over the bias between -1 and 3 times the scale (weights 1, in the
  * kernel's slope and, for the bisquare, 0), then +infinity (unused). The
@@ -2729,7 +2737,8 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
     cl_uint cstride = stride;
     cl_int ring_channel = nc->rgb ? nc->rgb - 1 : 0;
     int kernel_type = nc->kernel_type, nx = nc->nx, ny = nc->ny;
-    uint8_t *rgb = nc->rgb ? alloc_or_die(3 * plane) : NULL;
+    uint8_t *rgb = nc->rgb ? alloc_or_die(3 * plane + NLM_BYTES_TAIL) : NULL;
+    uint8_t *gray = nc->bytes ? alloc_or_die(plane + NLM_BYTES_TAIL) : NULL;
     cl_mem bframes, bsums, bpos, bweights, bmeans, bsums_arg;
 
     for (int ch = 0; ch < channels; ch++) {
@@ -2745,6 +2754,12 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
 
             for (int x = 0; x < width; x++)
                 frames[ch * stride + (size_t)y * width + x] = 100.0f + rndf(-a, a);
+            for (int x = 0; nc->bytes && x < width; x++) {
+                size_t j = (size_t)y * width + x;
+
+                gray[j]   = (uint8_t)lrintf(frames[j]);
+                frames[j] = gray[j];
+            }
             for (int x = 0; rgb && x < width; x++) {
                 size_t j = (size_t)y * width + x;
                 float o[3];
@@ -2783,8 +2798,9 @@ static void nlmeans_case(Check *c, cl_kernel kweights, cl_kernel ksums,
         m_exp[j] = -1234.5f;
     for (size_t j = 0; j < 2 * channels * stride; j++)
         s_exp[j] = -1234.5f;
-    bframes  = rgb ? new_buffer(3 * plane, rgb) :
-                     new_buffer(channels * stride * sizeof(float), frames);
+    bframes  = rgb  ? new_buffer(3 * plane + NLM_BYTES_TAIL, rgb) :
+               gray ? new_buffer(plane + NLM_BYTES_TAIL, gray) :
+                      new_buffer(channels * stride * sizeof(float), frames);
     bsums    = new_buffer(2 * channels * stride * sizeof(float), s_exp);
     bpos     = new_buffer((size_t)refs * NB * sizeof(uint32_t), pos);
     bweights = new_buffer((size_t)refs * NB * sizeof(float), dist);
@@ -2876,6 +2892,7 @@ done:
     free(s_exp);
     free(frames);
     free(rgb);
+    free(gray);
     free(pos);
     free(dist);
     free(w_got);
@@ -2897,16 +2914,18 @@ static void check_nlmeans_weights(void)
         { 2.5f, 0.0f },
     };
     static const struct { int nx, ny; } grids[] = { { 1, 1 }, { 3, 2 }, { 17, 9 } };
-    /* (SEARCH_CHANNELS, channels); the last, rings of RGB bytes */
-    static const int layouts[4][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 }, { 1, 1 } };
+    /* (SEARCH_CHANNELS, channels); the last two, rings of RGB bytes and of
+     * bytes */
+    static const int layouts[5][2] = { { 1, 1 }, { 3, 3 }, { 3, 1 }, { 1, 1 }, { 1, 1 } };
     cl_program progs[2] = { build_nlmeans_program(1, 0, 0), build_nlmeans_program(3, 0, 0) };
     int64_t max_ulps = 0;
     Check c;
     int n = 0;
 
     check_begin(&c, "nlmeans_weights");
-    for (int l = 0; l < 4; l++) {
-        cl_program prog = l == 3 ? rgb_search_program() : progs[layouts[l][0] == 3];
+    for (int l = 0; l < 5; l++) {
+        cl_program prog = l == 3 ? rgb_search_program() :
+                          l == 4 ? byte_search_program(1) : progs[layouts[l][0] == 3];
         cl_kernel k = get_kernel(prog, "nlmeans_weights");
         cl_kernel ks = get_kernel(prog, "nlmeans_patch_sums");
         cl_kernel ks8 = get_kernel(prog, "nlmeans_patch_sums_p8");
@@ -2920,7 +2939,7 @@ static void check_nlmeans_weights(void)
                             .patch = patches[pi], .sigma = strengths[si].sigma,
                             .h = strengths[si].h, .beta = fl ? 1.05f : 0.0f,
                             .nx = grids[n % 3].nx, .ny = grids[n % 3].ny,
-                            .rgb = l == 3 ? 1 + n % 3 : 0,
+                            .rgb = l == 3 ? 1 + n % 3 : 0, .bytes = l == 4,
                         };
                         nlmeans_case(&c, k, ks, &nc, &max_ulps);
                         nlmeans_case(&c, k, NULL, &nc, &max_ulps);
@@ -4052,7 +4071,7 @@ static void check_noise(cl_program prog)
         /* the filters' programs hold it with a ring of floats, and of bytes
          * (vbm3d_gpu on 8-bit frames) */
         cl_program prog8 = build_sources("#define NB_NEIGHBORS " XSTR(NB) "\n"
-                                         "#define DENOISE_RING_T uchar\n",
+                                         "#define DENOISE_RING_BYTES 1\n",
                                          SRC_BM3D, SRC_BM3D - 1);
         cl_kernel kblk[2] = { get_kernel(prog, "noise_blocks"),
                               get_kernel(prog8, "noise_blocks") };
