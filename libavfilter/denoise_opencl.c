@@ -678,6 +678,8 @@ static const char *const shared_kernel_names[DENOISE_NB_KERNELS] = {
     [DENOISE_KERNEL_LOAD_FLOAT]        = "denoise_load_plane_float",
     [DENOISE_KERNEL_STORE]             = "denoise_store_plane",
     [DENOISE_KERNEL_STORE_FLOAT]       = "denoise_store_plane_float",
+    [DENOISE_KERNEL_WRITE]             = "denoise_write_plane",
+    [DENOISE_KERNEL_WRITE_FLOAT]       = "denoise_write_plane_float",
     [DENOISE_KERNEL_SEARCH]            = "patch_search",
     [DENOISE_KERNEL_SEARCH_TILED]      = "patch_search_tiled",
     [DENOISE_KERNEL_SEARCH_TILED_8X4]  = "patch_search_tiled_8x4",
@@ -883,8 +885,11 @@ av_cold void ff_denoise_opencl_uninit(AVFilterContext *avctx, DenoiseOpenCLConte
     if (dn->queue)
         clFinish(dn->queue);
     drop_pending(dn);
-    for (int i = 0; i < DENOISE_MAX_RING; i++)
+    for (int i = 0; i < DENOISE_MAX_RING; i++) {
+        if (dn->fq.loaded[i])
+            clReleaseEvent(dn->fq.loaded[i]);
         av_frame_free(&dn->fq.frames[i]);
+    }
     for (int i = 0; i < DENOISE_NB_KERNELS; i++)
         CL_RELEASE_KERNEL(dn->kernels[i]);
     ff_denoise_noise_uninit(avctx, dn);
@@ -1263,6 +1268,62 @@ int ff_denoise_opencl_load_frame(AVFilterContext *avctx,
     return ff_denoise_opencl_opponent(avctx, dn, rings, slots[0], 0);
 }
 
+/* The channels of image p that selected components fill, as a mask. */
+static int selected_channels(const DenoiseOpenCLContext *dn, int p)
+{
+    int mask = 0;
+
+    for (int c = 0; c < dn->layout.nb_components; c++)
+        if (dn->layout.comp[c].plane == p && ff_denoise_opencl_selected(dn, c))
+            mask |= 1 << dn->layout.comp[c].channel;
+    return mask;
+}
+
+/* The channels of an OpenCL image (0 where not known). */
+static int image_channels(cl_mem image)
+{
+    cl_image_format format;
+
+    if (clGetImageInfo(image, CL_IMAGE_FORMAT, sizeof(format), &format,
+                       NULL) != CL_SUCCESS)
+        return 0;
+    switch (format.image_channel_order) {
+    case CL_R:
+    case CL_A:
+    case CL_INTENSITY:
+    case CL_LUMINANCE:
+        return 1;
+    case CL_RG:
+    case CL_RA:
+        return 2;
+    case CL_RGB:
+        return 3;
+    case CL_RGBA:
+    case CL_BGRA:
+    case CL_ARGB:
+        return 4;
+    }
+    return 0;
+}
+
+/*
+ * Whether the output of frame 'in', filtered, writes every channel of its
+ * images from the filter's planes: the filter then needs no more of its
+ * images once they are loaded. Not where an image has a channel that no
+ * selected component fills (alpha, the padding of packed RGB, a plane
+ * left out by the option planes), which the output copies from it.
+ */
+static int output_writes_whole(const DenoiseOpenCLContext *dn, const AVFrame *in)
+{
+    for (int p = 0; p < FF_ARRAY_ELEMS(in->data) && in->data[p]; p++) {
+        int channels = image_channels((cl_mem)in->data[p]);
+
+        if (!channels || selected_channels(dn, p) != (1 << channels) - 1)
+            return 0;
+    }
+    return 1;
+}
+
 static int copy_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
                       AVFrame *out, const AVFrame *in, int plane)
 {
@@ -1298,12 +1359,33 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         DENOISE_ARG(layout->plane_pitch[p]),
         DENOISE_ARG(layout->container), DENOISE_ARG(layout->shift),
     };
+    /* the write kernels take the same arguments but the source image */
+    OpenCLKernelArg write_args[FF_ARRAY_ELEMS(args) - 1];
 
+    if (src)
+        return ff_denoise_opencl_run(avctx, dn,
+                                     dn->kernels[layout->is_float ?
+                                                 DENOISE_KERNEL_STORE_FLOAT :
+                                                 DENOISE_KERNEL_STORE],
+                                     args, FF_ARRAY_ELEMS(args),
+                                     layout->plane_width[p],
+                                     ff_denoise_opencl_io_rows(layout->plane_height[p]),
+                                     0, 0, 0);
+    /* an input frame kept as its properties alone: every channel from the
+     * planes */
+    if (channel_mask != selected_channels(dn, p)) {
+        av_log(avctx, AV_LOG_ERROR, "Image %d of a released input frame is "
+               "needed for channels 0x%x.\n", p,
+               selected_channels(dn, p) & ~channel_mask);
+        return AVERROR_BUG;
+    }
+    write_args[0] = args[0];
+    memcpy(write_args + 1, args + 2, sizeof(write_args) - sizeof(write_args[0]));
     return ff_denoise_opencl_run(avctx, dn,
                                  dn->kernels[layout->is_float ?
-                                             DENOISE_KERNEL_STORE_FLOAT :
-                                             DENOISE_KERNEL_STORE],
-                                 args, FF_ARRAY_ELEMS(args),
+                                             DENOISE_KERNEL_WRITE_FLOAT :
+                                             DENOISE_KERNEL_WRITE],
+                                 write_args, FF_ARRAY_ELEMS(write_args),
                                  layout->plane_width[p],
                                  ff_denoise_opencl_io_rows(layout->plane_height[p]),
                                  0, 0, 0);
@@ -1337,7 +1419,7 @@ static int store_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         for (int ch = 0; ch < DENOISE_STORE_CHANNELS; ch++)
             if (!channel_planes[ch])
                 channel_planes[ch] = written;
-        if (channel_mask)
+        if (channel_mask || !in->data[p])
             err = store_image(avctx, dn, out, in, p, channel_planes, channel_mask);
         else
             err = copy_image(avctx, dn, out, in, p);
@@ -1701,6 +1783,60 @@ DenoiseWindow ff_denoise_opencl_window(const DenoiseFrameQueue *fq, int64_t t,
 }
 
 /*
+ * The queued frames whose images the filter no longer needs once they are
+ * loaded (output_writes_whole()) are kept as their properties alone, their
+ * images back to their pool for the frames to come. Called before a new
+ * frame is uploaded: the loadings waited for were enqueued before the
+ * output frame last enqueued, whose predecessor is done, so the wait is
+ * at most a loading's, and the frames held do not depend on the device's
+ * pace.
+ */
+static int release_loaded_frames(AVFilterContext *avctx, DenoiseOpenCLContext *dn)
+{
+    DenoiseFrameQueue *fq = &dn->fq;
+
+    for (int i = 0; i < fq->ring; i++) {
+        AVFrame *props;
+        cl_int cle;
+        int err;
+
+        if (!fq->loaded[i])
+            continue;
+        cle = clWaitForEvents(1, &fq->loaded[i]);
+        clReleaseEvent(fq->loaded[i]);
+        fq->loaded[i] = NULL;
+        if (cle != CL_SUCCESS)
+            return ff_denoise_opencl_error(avctx, "Failed to load a frame", cle);
+        props = av_frame_alloc();
+        if (!props)
+            return AVERROR(ENOMEM);
+        err = av_frame_copy_props(props, fq->frames[i]);
+        if (err < 0) {
+            av_frame_free(&props);
+            return err;
+        }
+        av_frame_free(&fq->frames[i]);
+        fq->frames[i] = props;
+    }
+    return 0;
+}
+
+/* The loading of the frame in 'slot', enqueued last, whose images
+ * release_loaded_frames() releases once it is done. */
+static int mark_loaded(AVFilterContext *avctx, DenoiseOpenCLContext *dn, int slot)
+{
+    cl_int cle = clEnqueueMarkerWithWaitList(dn->queue, 0, NULL,
+                                             &dn->fq.loaded[slot]);
+
+    if (cle == CL_SUCCESS)
+        cle = clFlush(dn->queue);
+    if (cle != CL_SUCCESS)
+        return ff_denoise_opencl_error(avctx, "Failed to submit a frame's "
+                                       "loading", cle);
+    return 0;
+}
+
+/*
  * A new input frame: checked against the link's, uploaded if it is a
  * software frame, then loaded into its slot.
  */
@@ -1724,6 +1860,9 @@ static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         err = AVERROR(EINVAL);
         goto fail;
     }
+    err = release_loaded_frames(avctx, dn);
+    if (err < 0)
+        goto fail;
     if (dn->sw_frames_ref) {
         err = upload_frame(avctx, dn, &in);
         if (err < 0)
@@ -1738,6 +1877,8 @@ static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     fq->frames[slot]   = in;
     fq->disabled[slot] = avctx->is_disabled;
     fq->nb_in++;
+    if (!fq->disabled[slot] && output_writes_whole(dn, in))
+        return mark_loaded(avctx, dn, slot);
     return 0;
 
 fail:
@@ -1794,6 +1935,9 @@ static int output_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
         goto fail;
 
     fq->frames[slot] = NULL;
+    if (fq->loaded[slot])
+        clReleaseEvent(fq->loaded[slot]);
+    fq->loaded[slot] = NULL;
     fq->nb_out++;
     sent = send_pending(avctx, dn);
     fq->pending      = out;

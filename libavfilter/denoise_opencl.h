@@ -218,8 +218,15 @@ typedef struct DenoiseQueueOps {
 typedef struct DenoiseFrameQueue {
     int ring;                              ///< slots
     int delay;                             ///< frames after t needed to output t
-    AVFrame *frames[DENOISE_MAX_RING];     ///< frames not yet output
+    /**
+     * Frames not yet output. A frame that the filter filters whole (every
+     * channel of its images, timeline enabled) is kept as its properties
+     * alone once it is loaded: its images go back to their pool.
+     */
+    AVFrame *frames[DENOISE_MAX_RING];
     uint8_t disabled[DENOISE_MAX_RING];    ///< timeline state of each
+    /** The loading of each frame whose images are released once it is done. */
+    cl_event loaded[DENOISE_MAX_RING];
     int64_t nb_in;                         ///< frames received
     int64_t nb_out;                        ///< frames enqueued for output
     /**
@@ -337,6 +344,8 @@ enum DenoiseKernel {
     DENOISE_KERNEL_LOAD_FLOAT,
     DENOISE_KERNEL_STORE,
     DENOISE_KERNEL_STORE_FLOAT,
+    DENOISE_KERNEL_WRITE,
+    DENOISE_KERNEL_WRITE_FLOAT,
     DENOISE_KERNEL_SEARCH,
     DENOISE_KERNEL_SEARCH_TILED,
     DENOISE_KERNEL_SEARCH_TILED_8X4,

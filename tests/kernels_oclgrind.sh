@@ -59,8 +59,9 @@ if [ $# -eq 0 ]; then
         patch_search_rows patch_search_squares \
         patch_search_squares_8x4_u9_keys bm3d_normalise nlmeans_aggregate \
         patch_search_rows_5x1_u7_keys denoise_load_plane \
-        denoise_load_plane_u8 denoise_store_plane denoise_load_plane_float \
-        denoise_store_plane_float noise_accumulate noise_vst noise_blocks \
+        denoise_load_plane_u8 denoise_store_plane denoise_write_plane \
+        denoise_load_plane_float denoise_store_plane_float \
+        denoise_write_plane_float noise_accumulate noise_vst noise_blocks \
         denoise_opponent_forward denoise_opponent_inverse patch_search
 fi
 mkdir -p "$LOGDIR"

@@ -140,6 +140,9 @@ peaks() {
 
 # per_frame NAME FILTER FORMAT BYTES_PAST BYTES_FUTURE: one more past
 # frame, then one more future frame, takes that many more bytes per pixel
+# (a future frame: its rings, and its images only where the output copies
+# channels from them; the others' images go back to their pool once they
+# are loaded)
 per_frame() {
     local name=$1 filter=$2 fmt=$3 want_past=$4 want_future=$5 values base past future
     RUN=$((RUN + 1))
@@ -215,14 +218,18 @@ auto_bands "nlmeans_gpu" "nlmeans_gpu=sigma=20" 3072x2048 3
 auto_bands "bm3d_gpu fast" "bm3d_gpu=sigma=20" 3072x2048 1
 auto_bands "bm3d_gpu ref" "bm3d_gpu=sigma=20:preset=ref" 3072x2048 1
 auto_bands "vbm3d_gpu" "vbm3d_gpu=sigma=20:past=1:future=1" 4608x2048 1
-per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gray 2 38
-per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gray 1 18
-per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gbrp 6 114
-per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gbrp 3 54
-per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gray 1 2
-per_frame "nlmeans_gpu window state, opponent colours" "nlmeans_gpu=sigma=20" gbrp 3 6
-per_frame "nlmeans_gpu window state, joint" "nlmeans_gpu=sigma=20:color=joint" gbrp 3 6
-per_frame "nlmeans_gpu window state, sigma=curve" "nlmeans_gpu=sigma=curve" gray 4 5
+per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gray 2 36
+per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gray 1 17
+per_frame "vbm3d_gpu state" "vbm3d_gpu=sigma=20" gbrp 6 108
+per_frame "vbm3d_gpu estim=basic state" "vbm3d_gpu=sigma=20:estim=basic" gbrp 3 51
+per_frame "nlmeans_gpu window state" "nlmeans_gpu=sigma=20" gray 1 1
+per_frame "nlmeans_gpu window state, opponent colours" "nlmeans_gpu=sigma=20" gbrp 3 3
+per_frame "nlmeans_gpu window state, joint" "nlmeans_gpu=sigma=20:color=joint" gbrp 3 3
+per_frame "nlmeans_gpu window state, sigma=curve" "nlmeans_gpu=sigma=curve" gray 4 4
+# the input frames whose output copies from them are held until then: an
+# alpha plane, planes left out
+per_frame "nlmeans_gpu window state, alpha" "nlmeans_gpu=sigma=20" gbrap 3 7
+per_frame "nlmeans_gpu window state, one plane" "nlmeans_gpu=sigma=20:planes=1" gbrp 1 4
 per_plane "nlmeans_gpu shared buffers" "nlmeans_gpu=sigma=20:color=planes" gbrp 5 4
 
 summary memory

@@ -32,9 +32,12 @@
  *   denoise_store_plane  the same formats, channel masks (alpha, the
  *                        fourth channel, copied), padded pitches against
  *                        ref_tool.c's ref_quantise()
+ *   denoise_write_plane  as denoise_store_plane with every channel written,
+ *                        images of 1 and 2 channels, no source image
  *   denoise_load_plane_float and _store_plane_float  float images of 1, 2
  *                        and 4 channels, values beyond 0 .. 1 too: times
- *                        255 and times 1 / 255, bit for bit
+ *                        255 and times 1 / 255, bit for bit (and
+ *                        _write_plane_float, 1 and 2 channels)
  *   denoise_opponent_forward  RGB to opponent channels and back, in a slot
  *   and _inverse         of rings of three planes, integer and float
  *                        samples, against opponent.h: bit for bit, the
@@ -1173,8 +1176,8 @@ static void free_store_planes(float *p[3], cl_mem buf[3])
 }
 
 /* A store kernel writing dst from src and the planes of 'mask' of buf[3],
- * as store_frame() runs it: an unused plane argument gets a written one's
- * buffer. */
+ * as store_image() runs it: an unused plane argument gets a written one's
+ * buffer; src NULL: a write kernel, which has no source image. */
 static void run_store(cl_kernel k, cl_mem dst, cl_mem src, const cl_mem *buf,
                       int mask, int w, int h, int pitch, float container,
                       int shift)
@@ -1188,7 +1191,15 @@ static void run_store(cl_kernel k, cl_mem dst, cl_mem src, const cl_mem *buf,
         ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
     };
 
-    run_kernel(k, args, 11, w, io_rows(h), 0, 0);
+    const Arg write_args[] = {
+        ARG(dst), ARG(plane0), ARG(plane1), ARG(plane2),
+        ARG(mask), ARG(w), ARG(h), ARG(pitch), ARG(container), ARG(shift),
+    };
+
+    if (src)
+        run_kernel(k, args, 11, w, io_rows(h), 0, 0);
+    else
+        run_kernel(k, write_args, 10, w, io_rows(h), 0, 0);
 }
 
 /*
@@ -1196,10 +1207,11 @@ static void run_store(cl_kernel k, cl_mem dst, cl_mem src, const cl_mem *buf,
  * pitch 'pitch' for the channels of 'mask' (of the first three), the others
  * copied from a random source image. Reference: ref_quantise() with the
  * format's shift for the channels written, the source's samples for the
- * others (a fourth channel, alpha, always).
+ * others (a fourth channel, alpha, always). 'write': k is a write kernel,
+ * run without the source image (the mask sets every channel).
  */
 static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
-                       int mask, int w, int h, int pitch)
+                       int mask, int w, int h, int pitch, int write)
 {
     size_t n = (size_t)w * h * channels, plane = (size_t)pitch * h;
     void *data = alloc_or_die(n * f->bytes);
@@ -1216,7 +1228,7 @@ static void store_case(Check *c, cl_kernel k, const Format *f, int channels,
     memset(got, 0x5a, n * f->bytes);
     dst = new_image(w, h, channels, f->bytes, got);
 
-    run_store(k, dst, src, buf, mask, w, h, pitch, container, shift);
+    run_store(k, dst, write ? NULL : src, buf, mask, w, h, pitch, container, shift);
     read_image(dst, w, h, got);
 
     c->cases++;
@@ -1249,12 +1261,15 @@ done:
     free(got);
 }
 
-static void check_store(cl_program prog)
+/* denoise_store_plane, or (write) denoise_write_plane on images of 1 and 2
+ * channels, every channel written */
+static void check_store(cl_program prog, int write)
 {
-    cl_kernel k = get_kernel(prog, "denoise_store_plane");
+    const char *name = write ? "denoise_write_plane" : "denoise_store_plane";
+    cl_kernel k = get_kernel(prog, name);
     Check c;
 
-    check_begin(&c, "denoise_store_plane");
+    check_begin(&c, name);
     for (int fi = 0; fi < 4; fi++) {
         for (int s = 0; s < (int)(sizeof(load_sizes) / sizeof(load_sizes[0])); s++) {
             int w = load_sizes[s].w, h = load_sizes[s].h;
@@ -1272,8 +1287,10 @@ static void check_store(cl_program prog)
                              ch, formats[fi].bytes);
                     continue;
                 }
-                for (int mask = 1; mask < masks; mask++)
-                    store_case(&c, k, &formats[fi], ch, mask, w, h, pitch);
+                if (write && ch < 4)
+                    store_case(&c, k, &formats[fi], ch, masks - 1, w, h, pitch, 1);
+                for (int mask = 1; mask < masks && !write; mask++)
+                    store_case(&c, k, &formats[fi], ch, mask, w, h, pitch, 0);
             }
         }
     }
@@ -1352,7 +1369,7 @@ static float random_float_plane_value(const Format *f)
  * the source's samples for the other channels (alpha always).
  */
 static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
-                             int w, int h, int pitch)
+                             int w, int h, int pitch, int write)
 {
     size_t n = (size_t)w * h * channels, plane = (size_t)pitch * h;
     float *data = alloc_or_die(n * sizeof(float));
@@ -1368,7 +1385,7 @@ static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
     src = new_image(w, h, channels, 4, data);
     memset(got, 0x5a, n * sizeof(float));
     dst = new_image(w, h, channels, 4, got);
-    run_store(k, dst, src, buf, mask, w, h, pitch, container, shift);
+    run_store(k, dst, write ? NULL : src, buf, mask, w, h, pitch, container, shift);
     read_image(dst, w, h, got);
 
     c->cases++;
@@ -1392,10 +1409,12 @@ static void store_float_case(Check *c, cl_kernel k, int channels, int mask,
 }
 
 /* denoise_load_plane_float and denoise_store_plane_float on images of 1,
- * 2 and 4 float channels (where the device has them). */
+ * 2 and 4 float channels (where the device has them), denoise_write_plane_float
+ * (store 2) on those of 1 and 2, every channel written. */
 static void check_float_io(cl_program prog, int store)
 {
-    const char *name = store ? "denoise_store_plane_float" : "denoise_load_plane_float";
+    const char *name = store == 2 ? "denoise_write_plane_float" :
+                       store ? "denoise_store_plane_float" : "denoise_load_plane_float";
     cl_kernel k = get_kernel(prog, name);
     Check c;
 
@@ -1410,10 +1429,12 @@ static void check_float_io(cl_program prog, int store)
                          "not supported here: skipped", ch);
                 continue;
             }
-            if (store)
+            if (store == 2 && ch < 4)
+                store_float_case(&c, k, ch, (1 << ch) - 1, w, h, w > pad ? w : pad, 1);
+            else if (store == 1)
                 for (int mask = 1; mask < 1 << (ch < 3 ? ch : 3); mask++)
-                    store_float_case(&c, k, ch, mask, w, h, w > pad ? w : pad);
-            else
+                    store_float_case(&c, k, ch, mask, w, h, w > pad ? w : pad, 0);
+            else if (!store)
                 for (int channel = 0; channel < ch; channel++)
                     load_float_case(&c, k, ch, channel, w, h, pad);
         }
@@ -4271,11 +4292,15 @@ int main(int argc, char **argv)
     if (selected("denoise_load_plane_u8"))
         check_load(progs[0], 1);
     if (selected("denoise_store_plane"))
-        check_store(progs[0]);
+        check_store(progs[0], 0);
+    if (selected("denoise_write_plane"))
+        check_store(progs[0], 1);
     if (selected("denoise_load_plane_float"))
         check_float_io(progs[0], 0);
     if (selected("denoise_store_plane_float"))
         check_float_io(progs[0], 1);
+    if (selected("denoise_write_plane_float"))
+        check_float_io(progs[0], 2);
     if (selected("bm3d_normalise"))
         check_normalise(progs, variants, nb_progs);
     if (selected("patch_search"))
