@@ -240,9 +240,14 @@ static float denoise_unscale(float v, float container, int shift)
  * 'mask' is set, or else is copied from the source image unchanged, as the
  * fourth channel (alpha) always is. A work-item writes IO_ROWS rows of a
  * column. 'encode' turns a value into the one the image write takes.
+ * 'source' is the source image's argument and 'first' the sample before
+ * the planes': DENOISE_STORE_FROM_SOURCE, or, where 'mask' sets every
+ * channel of the image (at most three), DENOISE_STORE_NO_SOURCE (the
+ * write kernels, so that the filter needs no longer the input frame once
+ * it is loaded).
  */
-#define DENOISE_STORE_KERNEL(name, encode)                                     \
-__kernel void name(__write_only image2d_t dst, __read_only image2d_t src,      \
+#define DENOISE_STORE_KERNEL(name, encode, source, first)                      \
+__kernel void name(__write_only image2d_t dst, source                          \
                    __global const float *plane0, __global const float *plane1, \
                    __global const float *plane2, int mask, int width,          \
                    int height, int pitch, float container, int shift)          \
@@ -253,52 +258,29 @@ __kernel void name(__write_only image2d_t dst, __read_only image2d_t src,      \
     if (x >= width)                                                            \
         return;                                                                \
     for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {                     \
-        float4 v = read_imagef(src, denoise_sampler, (int2)(x, y));            \
+        float4 v = first;                                                      \
                                                                                \
-        DENOISE_STORE_CHANNELS(encode);                                        \
-        write_imagef(dst, (int2)(x, y), v);                                    \
-    }                                                                          \
-}
-
-/*
- * As DENOISE_STORE_KERNEL, with no source image: where 'mask' sets every
- * channel of the image (at most three), so that the filter needs no
- * longer the input frame once it is loaded.
- */
-#define DENOISE_WRITE_KERNEL(name, encode)                                     \
-__kernel void name(__write_only image2d_t dst,                                 \
-                   __global const float *plane0, __global const float *plane1, \
-                   __global const float *plane2, int mask, int width,          \
-                   int height, int pitch, float container, int shift)          \
-{                                                                              \
-    int x = get_global_id(0);                                                  \
-    int y0 = get_global_id(1) * IO_ROWS;                                       \
-                                                                               \
-    if (x >= width)                                                            \
-        return;                                                                \
-    for (int y = y0; y < min(y0 + IO_ROWS, height); y++) {                     \
-        float4 v = (float4)(0.0f, 0.0f, 0.0f, 1.0f);                           \
-                                                                               \
-        DENOISE_STORE_CHANNELS(encode);                                        \
-        write_imagef(dst, (int2)(x, y), v);                                    \
-    }                                                                          \
-}
-
-/* The channels of 'mask' of the sample v (x, y) from the planes. */
-#define DENOISE_STORE_CHANNELS(encode)                                         \
-    do {                                                                       \
         if (mask & 1)                                                          \
             v.x = encode(plane0[y * pitch + x], container, shift);             \
         if (mask & 2)                                                          \
             v.y = encode(plane1[y * pitch + x], container, shift);             \
         if (mask & 4)                                                          \
             v.z = encode(plane2[y * pitch + x], container, shift);             \
-    } while (0)
+        write_imagef(dst, (int2)(x, y), v);                                    \
+    }                                                                          \
+}
+#define DENOISE_STORE_SOURCE      __read_only image2d_t src,
+#define DENOISE_STORE_FROM_SOURCE read_imagef(src, denoise_sampler, (int2)(x, y))
+#define DENOISE_STORE_NO_SOURCE   (float4)(0.0f, 0.0f, 0.0f, 1.0f)
 
-DENOISE_STORE_KERNEL(denoise_store_plane, denoise_quantise)
-DENOISE_STORE_KERNEL(denoise_store_plane_float, denoise_unscale)
-DENOISE_WRITE_KERNEL(denoise_write_plane, denoise_quantise)
-DENOISE_WRITE_KERNEL(denoise_write_plane_float, denoise_unscale)
+DENOISE_STORE_KERNEL(denoise_store_plane, denoise_quantise,
+                     DENOISE_STORE_SOURCE, DENOISE_STORE_FROM_SOURCE)
+DENOISE_STORE_KERNEL(denoise_store_plane_float, denoise_unscale,
+                     DENOISE_STORE_SOURCE, DENOISE_STORE_FROM_SOURCE)
+DENOISE_STORE_KERNEL(denoise_write_plane, denoise_quantise, ,
+                     DENOISE_STORE_NO_SOURCE)
+DENOISE_STORE_KERNEL(denoise_write_plane_float, denoise_unscale, ,
+                     DENOISE_STORE_NO_SOURCE)
 
 /*
  * RGB to opponent channels Y, U, V: Y = (R + G + B) / 3, U = (R - B) / 2,

@@ -1361,31 +1361,26 @@ static int store_image(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     };
     /* the write kernels take the same arguments but the source image */
     OpenCLKernelArg write_args[FF_ARRAY_ELEMS(args) - 1];
+    const OpenCLKernelArg *run_args = args;
+    int nb_args = FF_ARRAY_ELEMS(args);
+    int kernel  = layout->is_float ? DENOISE_KERNEL_STORE_FLOAT : DENOISE_KERNEL_STORE;
 
-    if (src)
-        return ff_denoise_opencl_run(avctx, dn,
-                                     dn->kernels[layout->is_float ?
-                                                 DENOISE_KERNEL_STORE_FLOAT :
-                                                 DENOISE_KERNEL_STORE],
-                                     args, FF_ARRAY_ELEMS(args),
-                                     layout->plane_width[p],
-                                     ff_denoise_opencl_io_rows(layout->plane_height[p]),
-                                     0, 0, 0);
     /* an input frame kept as its properties alone: every channel from the
      * planes */
-    if (channel_mask != selected_channels(dn, p)) {
-        av_log(avctx, AV_LOG_ERROR, "Image %d of a released input frame is "
-               "needed for channels 0x%x.\n", p,
-               selected_channels(dn, p) & ~channel_mask);
-        return AVERROR_BUG;
+    if (!src) {
+        if (channel_mask != selected_channels(dn, p)) {
+            av_log(avctx, AV_LOG_ERROR, "Image %d of a released input frame "
+                   "is needed for channels 0x%x.\n", p,
+                   selected_channels(dn, p) & ~channel_mask);
+            return AVERROR_BUG;
+        }
+        write_args[0] = args[0];
+        memcpy(write_args + 1, args + 2, sizeof(write_args) - sizeof(write_args[0]));
+        run_args = write_args;
+        nb_args--;
+        kernel = layout->is_float ? DENOISE_KERNEL_WRITE_FLOAT : DENOISE_KERNEL_WRITE;
     }
-    write_args[0] = args[0];
-    memcpy(write_args + 1, args + 2, sizeof(write_args) - sizeof(write_args[0]));
-    return ff_denoise_opencl_run(avctx, dn,
-                                 dn->kernels[layout->is_float ?
-                                             DENOISE_KERNEL_WRITE_FLOAT :
-                                             DENOISE_KERNEL_WRITE],
-                                 write_args, FF_ARRAY_ELEMS(write_args),
+    return ff_denoise_opencl_run(avctx, dn, dn->kernels[kernel], run_args, nb_args,
                                  layout->plane_width[p],
                                  ff_denoise_opencl_io_rows(layout->plane_height[p]),
                                  0, 0, 0);
