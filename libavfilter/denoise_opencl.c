@@ -1872,7 +1872,8 @@ static int queue_frame(AVFilterContext *avctx, DenoiseOpenCLContext *dn,
     fq->frames[slot]   = in;
     fq->disabled[slot] = avctx->is_disabled;
     fq->nb_in++;
-    if (!fq->disabled[slot] && output_writes_whole(dn, in))
+    /* without a delay the frame is output before any release: no marker */
+    if (fq->delay && !fq->disabled[slot] && output_writes_whole(dn, in))
         return mark_loaded(avctx, dn, slot);
     return 0;
 
